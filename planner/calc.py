@@ -1,0 +1,169 @@
+"""Evaluate the quantities for one configuration: the pure library behind every output."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+from planner.assumptions import resolve
+from planner.catalog import Catalog, Entry, Gpu, Model
+from planner.errors import ArgumentError
+from planner.expr import Value
+from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES, Quantity
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One configuration: which model on which GPU, in which formats, at what load."""
+
+    model: str
+    gpu: str
+    weights: str = "bf16"
+    kv: str = "bf16"
+    tp: int = 1
+    context: int = 8192
+    batch: int = 1
+    prompt: int = 2048
+
+
+SCENARIO_FIELDS = ("model", "gpu", "weights", "kv", "tp", "context", "batch", "prompt")
+
+
+class ModelEnv:
+    """Resolves a model's catalog fields and model-scope quantities (memoised)."""
+
+    def __init__(self, model: Entry) -> None:
+        self.model = model
+        self.cache: dict[str, Value] = {}
+
+    def value(self, name: str) -> Value:
+        if name not in self.cache:
+            quantity = MODEL_BY_NAME.get(name)
+            self.cache[name] = (
+                quantity.expr.evaluate(self) if quantity else self.model.number(name)
+            )
+        return self.cache[name]
+
+    def lookup(self, kind: str, name: str) -> Value:
+        if kind != "model":
+            raise KeyError(f"a model quantity cannot read {kind}:{name}")
+        return self.value(name)
+
+
+class RowEnv:
+    """Resolves every leaf of a row quantity for one scenario."""
+
+    def __init__(self, scenario: Scenario, model: ModelEnv, gpu: Entry,
+                 assumptions: Mapping[str, float | str]) -> None:
+        self.scenario = scenario
+        self.model = model
+        self.gpu = gpu
+        self.assumptions = assumptions
+        self.cache: dict[str, Value] = {}
+
+    def lookup(self, kind: str, name: str) -> Value:
+        if kind == "q":
+            return self.value(name)
+        if kind == "var":
+            value: Value = getattr(self.scenario, name)
+            return value
+        if kind == "model":
+            return self.model.value(name)
+        if kind == "gpu":
+            return self.gpu.number(name)
+        if kind == "assume":
+            return self.assumptions[name]
+        if kind == "weights":
+            if name == "bytes_per_param":
+                return self.assumptions[f"bytes_per_param_{self.scenario.weights}"]
+            return WEIGHT_FORMATS[self.scenario.weights].compute
+        if kind == "kv":
+            return self.assumptions[f"bytes_per_kv_element_{self.scenario.kv}"]
+        raise KeyError(f"{kind}:{name}")
+
+    def value(self, name: str) -> Value:
+        if name not in self.cache:
+            self.cache[name] = ROW_BY_NAME[name].expr.evaluate(self)
+        return self.cache[name]
+
+    def all(self) -> dict[str, Value]:
+        return {q.name: self.value(q.name) for q in ROW_QUANTITIES}
+
+
+def _unknown(what: str, value: str, known: list[str], option: str) -> ArgumentError:
+    close = [k for k in known if k.startswith(value)] or difflib.get_close_matches(
+        value, known, n=1, cutoff=0.5)
+    hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(known)}"
+    return ArgumentError(f"{option} {value}: unknown {what}; {hint}")
+
+
+def check_scenario(s: Scenario, models: Catalog, gpus: Catalog) -> tuple[Model, Gpu]:
+    """Say what is wrong with a configuration before computing anything."""
+    if s.model not in models.entries:
+        raise _unknown("model", s.model, sorted(models.entries), "--model")
+    if s.gpu not in gpus.entries:
+        raise _unknown("GPU", s.gpu, sorted(gpus.entries), "--gpu")
+    if s.weights not in WEIGHT_FORMATS:
+        raise _unknown("weight format", s.weights, list(WEIGHT_FORMATS), "--weights")
+    if s.kv not in KV_FORMATS:
+        raise _unknown("KV-cache format", s.kv, list(KV_FORMATS), "--kv")
+    for name, option in (("tp", "--tp"), ("context", "--context"), ("batch", "--batch"),
+                         ("prompt", "--prompt")):
+        value = getattr(s, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ArgumentError(f"{option} {value}: must be a whole number greater than 0")
+    model = models.entries[s.model]
+    assert isinstance(model, Model)
+    gpu = gpus.entries[s.gpu]
+    assert isinstance(gpu, Gpu)
+    problem = tp_problem(model, s.tp)
+    if problem:
+        raise ArgumentError(f"--tp {s.tp}: {problem}")
+    return model, gpu
+
+
+def tp_problem(model: Entry, tp: int) -> str | None:
+    """Why `tp` cannot shard `model`, or None. Engines require TP to divide the query heads
+    and the KV heads to divide evenly (or be replicated) across ranks."""
+    heads = int(model.number("num_attention_heads"))
+    if heads % tp:
+        divisors = [d for d in (1, 2, 4, 8, 16, 32, 64) if heads % d == 0]
+        return (f"{model.id} has {heads} attention heads, which {tp} ranks cannot split "
+                f"evenly; use one of {', '.join(map(str, divisors))}")
+    kv = int(model.number("num_key_value_heads")) or heads
+    if not model.number("kv_lora_rank") and kv % tp and tp % kv:
+        return (f"{model.id} has {kv} KV heads, which neither divide evenly over {tp} ranks "
+                "nor replicate evenly")
+    return None
+
+
+def evaluate(s: Scenario, models: Catalog, gpus: Catalog,
+             assumptions: Mapping[str, float | str] | None = None) -> RowEnv:
+    model, gpu = check_scenario(s, models, gpus)
+    return RowEnv(s, ModelEnv(model), gpu, resolve(assumptions))
+
+
+def model_quantities(model: Entry) -> dict[str, Value]:
+    env = ModelEnv(model)
+    return {q.name: env.value(q.name) for q in MODEL_BY_NAME.values()}
+
+
+def to_json(env: RowEnv) -> dict[str, object]:
+    """SPEC §3's JSON object: every quantity in base units, plus the inputs."""
+    values = env.all()
+    return {
+        "inputs": asdict(env.scenario),
+        "assumptions": dict(env.assumptions),
+        **{q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if q.spec},
+        "details": {q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if not q.spec},
+    }
+
+
+def _plain(value: Value, quantity: Quantity) -> object:
+    if isinstance(value, str | bool):
+        return value
+    if isinstance(value, int | float):
+        return int(value) if quantity.kind == "int" else float(value)
+    return str(value)

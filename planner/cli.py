@@ -1,0 +1,149 @@
+"""The command line: a thin layer that parses options, calls the library and reports errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from planner import __version__
+from planner.assumptions import parse_overrides
+from planner.calc import Scenario, evaluate, to_json
+from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_gpus, load_models
+from planner.display import value_text
+from planner.errors import PlannerError
+from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.quantities import ROW_QUANTITIES
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+models_option = click.option(
+    "--models", "models_path", type=click.Path(path_type=Path), default=DEFAULT_MODELS,
+    show_default="shipped catalogs/models.yaml", help="Model catalog (YAML).")
+gpus_option = click.option(
+    "--gpus", "gpus_path", type=click.Path(path_type=Path), default=DEFAULT_GPUS,
+    show_default="shipped catalogs/gpus.yaml", help="GPU catalog (YAML).")
+set_option = click.option(
+    "--set", "overrides", multiple=True, metavar="NAME=VALUE",
+    help="Change an assumption, e.g. gpu_memory_utilization=0.85 (repeatable). "
+         "Names: gpu_memory_utilization, overhead_gib_per_gpu, bandwidth_efficiency, "
+         "compute_efficiency, memory_basis, state_bytes_per_element, "
+         "bytes_per_param_FORMAT, bytes_per_kv_element_FORMAT.")
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="planner")
+def cli() -> None:
+    """GPU capacity planning for LLM inference.
+
+    Sizes weights, KV cache, throughput and cost for a model on a GPU from published shapes
+    and specs plus named assumptions, and writes a live-formula workbook and an HTML summary.
+
+    \b
+    Examples:
+      planner calc --model llama-3.1-70b --gpu h200-sxm --tp 8 --context 131072 --batch 16
+      planner calc --model deepseek-v3 --gpu b200 --tp 8 --weights fp8 --json
+      planner build                      # workbook + HTML for the shipped grid into out/
+    """
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--model", required=True, help="Model id from the model catalog, e.g. llama-3.1-8b.")
+@click.option("--gpu", required=True, help="GPU id from the GPU catalog, e.g. h100-sxm.")
+@click.option("--tp", default=1, show_default=True, type=int, help="Tensor-parallel degree.")
+@click.option("--weights", default="bf16", show_default=True,
+              help=f"Weight format: {', '.join(WEIGHT_FORMATS)}.")
+@click.option("--kv", default="bf16", show_default=True,
+              help=f"KV-cache format: {', '.join(KV_FORMATS)}.")
+@click.option("--context", default=8192, show_default=True, type=int,
+              help="Context tokens per sequence.")
+@click.option("--batch", default=1, show_default=True, type=int,
+              help="Concurrent sequences.")
+@click.option("--prompt", default=2048, show_default=True, type=int,
+              help="Prompt tokens (for time to first token).")
+@models_option
+@gpus_option
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
+def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int, batch: int,
+         prompt: int, models_path: Path, gpus_path: Path, overrides: tuple[str, ...],
+         as_json: bool) -> None:
+    """Size one configuration: memory, fit, decode speed, TTFT and cost.
+
+    \b
+    Example:
+      planner calc --model llama-3.1-70b --gpu h200-sxm --tp 8 --context 32768 --batch 32
+    """
+    assumptions = parse_overrides(overrides)
+    scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt)
+    env = evaluate(scenario, load_models(models_path), load_gpus(gpus_path), assumptions)
+    if as_json:
+        click.echo(json.dumps(to_json(env), indent=2))
+        return
+    click.echo(_calc_table(env))
+
+
+def _calc_table(env) -> str:  # type: ignore[no-untyped-def]
+    s = env.scenario
+    m, g = env.model.model, env.gpu
+    lines = [
+        f"{m.name} on {s.tp} × {g.name}  (weights {s.weights}, KV {s.kv}, context {s.context:,} "
+        f"tokens, batch {s.batch}, prompt {s.prompt:,})",
+        "",
+    ]
+    width = max(len(q.label) for q in ROW_QUANTITIES) + 2
+    for q in ROW_QUANTITIES:
+        lines.append(f"  {q.label:<{width}}{value_text(env.value(q.name), q)}")
+    lines.append("")
+    lines.append(_verdict(env))
+    lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
+        f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
+    return "\n".join(lines)
+
+
+def _verdict(env) -> str:  # type: ignore[no-untyped-def]
+    s = env.scenario
+    bound = env.value("decode_bound")
+    speed = f"decode is {bound}-bound"
+    if not env.value("weights_fit"):
+        need = value_text(env.value("weight_bytes_per_gpu"), _q("weight_bytes_per_gpu"))
+        usable = value_text(env.value("usable_bytes_per_gpu"), _q("usable_bytes_per_gpu"))
+        return (f"DOES NOT FIT: weights need {need} per GPU but only {usable} is usable; "
+                "raise --tp, use a smaller --weights format or a larger GPU.")
+    if not env.value("fits"):
+        return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
+                f"{env.value('max_sequences')} sequences of {s.context:,} tokens fit; {speed}.")
+    return f"FITS: {s.batch} of at most {env.value('max_sequences')} sequences; {speed}."
+
+
+def _q(name: str):  # type: ignore[no-untyped-def]
+    from planner.quantities import ROW_BY_NAME
+
+    return ROW_BY_NAME[name]
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False, prog_name="planner")
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except PlannerError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug of ours: say so plainly instead of a traceback
+        if os.environ.get("PLANNER_DEBUG"):
+            raise
+        click.echo(f"Internal error: {type(exc).__name__}: {exc}\n"
+                   "This is a bug in the planner; set PLANNER_DEBUG=1 to see the traceback.",
+                   err=True)
+        sys.exit(70)

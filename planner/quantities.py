@@ -1,0 +1,342 @@
+"""Every derived quantity, defined once (SPEC §3).
+
+Two scopes:
+
+* ``MODEL_QUANTITIES`` depend only on a model's catalog fields (head_dim, KV elements per token,
+  parameter counts). They become derived columns of the workbook's Models sheet.
+* ``ROW_QUANTITIES`` depend on one configuration (model, GPU, formats, TP, context, batch,
+  prompt) and the assumptions. They become the columns of the Grid sheet, the ``planner calc``
+  output and the HTML summary's numbers.
+
+Leaves: ``var`` scenario values, ``model``/``gpu`` catalog fields or model quantities,
+``weights``/``kv`` format fields, ``assume`` assumptions, ``q`` another row quantity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.expr import AND, IF, INT, MAX, MIN, Expr, Num, Ref
+from planner.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS, GiB, MiB
+
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str  # JSON key and column id
+    label: str  # header text, without unit
+    unit: str  # base unit shown in headers: "B", "s", "FLOP", "tokens", ...
+    expr: Expr
+    description: str  # the definition in words
+    kind: str = "number"  # number | int | bool | text
+    spec: bool = False  # one of SPEC §3's JSON keys
+    display: str = "plain"  # number-format family: bytes | seconds | rate | usd | plain | ratio
+
+
+def m(name: str) -> Ref:
+    return Ref("model", name)
+
+
+def g(name: str) -> Ref:
+    return Ref("gpu", name)
+
+
+def v(name: str) -> Ref:
+    return Ref("var", name)
+
+
+def a(name: str) -> Ref:
+    return Ref("assume", name)
+
+
+def q(name: str) -> Ref:
+    return Ref("q", name)
+
+
+# --------------------------------------------------------------------------------------------
+# Model scope: derived from config.json fields (absent fields read as 0, as a blank cell does)
+# --------------------------------------------------------------------------------------------
+
+_is_mla = m("kv_lora_rank") > 0
+_hidden = m("hidden_size")
+_layers = m("num_hidden_layers")
+_heads = m("num_attention_heads")
+
+MODEL_QUANTITIES: list[Quantity] = [
+    Quantity("head_dim_effective", "Head dimension", "elements",
+             IF(m("head_dim") > 0, m("head_dim"), _hidden / _heads),
+             "the head_dim field when the config has one (Qwen3, Mistral Small 3, Gemma), "
+             "else hidden_size / num_attention_heads", kind="int"),
+    Quantity("kv_heads_effective", "KV heads", "heads",
+             IF(m("num_key_value_heads") > 0, m("num_key_value_heads"), _heads),
+             "num_key_value_heads (GQA/MQA); equal to the query heads when absent (MHA)",
+             kind="int"),
+    Quantity("is_mla", "Multi-head latent attention", "", _is_mla,
+             "true when the config has kv_lora_rank (DeepSeek-V2/V3, Kimi K2)", kind="bool"),
+    Quantity("attention_head_dim", "Attention head dimension", "elements",
+             IF(_is_mla, m("qk_nope_head_dim") + m("qk_rope_head_dim"), m("head_dim_effective")),
+             "the query/key width attention multiplies over: head_dim, or for MLA "
+             "qk_nope_head_dim + qk_rope_head_dim", kind="int"),
+    Quantity("kv_elements_per_token_per_layer", "KV elements per token per layer", "elements",
+             IF(_is_mla, m("kv_lora_rank") + m("qk_rope_head_dim"),
+                2 * m("kv_heads_effective") * m("head_dim_effective")),
+             "K and V: 2 × KV heads × head_dim (never query heads); MLA: one latent of "
+             "kv_lora_rank + qk_rope_head_dim, no ×2", kind="int"),
+    Quantity("attention_layers", "Attention layers (full + window)", "layers",
+             m("full_attention_layers") + m("sliding_attention_layers")
+             + m("chunked_attention_layers"),
+             "layers that keep a KV cache; linear-attention layers keep a fixed state instead",
+             kind="int"),
+    Quantity("kv_elements_per_token", "KV elements per token (all layers)", "elements",
+             m("attention_layers") * m("kv_elements_per_token_per_layer"),
+             "every attention layer's KV elements for one token, before window capping",
+             kind="int"),
+    Quantity("linear_state_elements_per_layer", "Linear-attention state per layer", "elements",
+             m("linear_num_value_heads") * m("linear_key_head_dim") * m("linear_value_head_dim")
+             + (2 * m("linear_num_key_heads") * m("linear_key_head_dim")
+                + m("linear_num_value_heads") * m("linear_value_head_dim"))
+             * MAX(0, m("linear_conv_kernel_dim") - 1),
+             "Gated DeltaNet: recurrent state v_heads × k_dim × v_dim plus the short-convolution "
+             "state (q, k, v channels × (kernel − 1)); fixed per sequence", kind="int"),
+    Quantity("experts", "Routed experts", "experts",
+             m("num_local_experts") + m("num_experts") + m("n_routed_experts"),
+             "num_local_experts / num_experts / n_routed_experts (whichever the config uses)",
+             kind="int"),
+    Quantity("moe_layers", "MoE layers", "layers",
+             IF(m("experts") > 0,
+                INT((_layers - m("first_k_dense_replace"))
+                    / MAX(1, m("interleave_moe_layer_step"))), 0),
+             "layers after first_k_dense_replace, every interleave_moe_layer_step-th", kind="int"),
+    Quantity("expert_ffn", "Expert FFN width", "elements",
+             IF(m("moe_intermediate_size") > 0, m("moe_intermediate_size"),
+                m("intermediate_size")),
+             "moe_intermediate_size, else intermediate_size (Mixtral, gpt-oss)", kind="int"),
+    Quantity("dense_ffn", "Dense FFN width", "elements",
+             IF(m("intermediate_size_mlp") > 0, m("intermediate_size_mlp"),
+                m("intermediate_size")),
+             "intermediate_size_mlp (Llama 4 dense layers), else intermediate_size", kind="int"),
+    Quantity("shared_expert_ffn", "Shared-expert FFN width", "elements",
+             IF(m("shared_expert_intermediate_size") > 0, m("shared_expert_intermediate_size"),
+                m("n_shared_experts") * m("expert_ffn")),
+             "shared_expert_intermediate_size, else n_shared_experts × expert FFN", kind="int"),
+    Quantity("attention_params_per_layer", "Attention parameters per layer", "params",
+             IF(_is_mla,
+                _hidden * m("q_lora_rank")
+                + m("q_lora_rank") * _heads * (m("qk_nope_head_dim") + m("qk_rope_head_dim"))
+                + _hidden * (m("kv_lora_rank") + m("qk_rope_head_dim"))
+                + m("kv_lora_rank") * _heads * (m("qk_nope_head_dim") + m("v_head_dim"))
+                + _heads * m("v_head_dim") * _hidden,
+                2 * _hidden * _heads * m("head_dim_effective")
+                + 2 * _hidden * m("kv_heads_effective") * m("head_dim_effective")),
+             "Q and O: 2 × hidden × heads × head_dim; K and V: 2 × hidden × KV heads × head_dim; "
+             "MLA: the low-rank q/kv projections", kind="int"),
+    Quantity("routed_expert_params", "Routed-expert parameters", "params",
+             m("moe_layers") * m("experts") * 3 * _hidden * m("expert_ffn"),
+             "MoE layers × experts × 3 matrices (gate, up, down) × hidden × expert FFN",
+             kind="int"),
+    Quantity("params_derived", "Parameters derived from shape", "params",
+             _layers * m("attention_params_per_layer")
+             + (_layers - m("moe_layers")) * 3 * _hidden * m("dense_ffn")
+             + m("moe_layers") * (3 * _hidden * m("shared_expert_ffn") + _hidden * m("experts"))
+             + m("routed_expert_params")
+             + m("vocab_size") * _hidden * IF(m("tie_word_embeddings"), 1, 2),
+             "attention + SwiGLU FFN (3 matrices) per layer + routers + embeddings (twice when "
+             "untied); norms and biases ignored", kind="int"),
+    Quantity("params_total", "Total parameters", "params",
+             IF(m("params") > 0, m("params"), m("params_derived")),
+             "params from the model card, else the count derived from the shape", kind="int"),
+    Quantity("params_active", "Active parameters per token", "params",
+             IF(m("active_params") > 0, m("active_params"),
+                IF(m("experts") > 0,
+                   m("params_total") - m("routed_expert_params")
+                   + m("routed_expert_params") * m("num_experts_per_tok") / m("experts"),
+                   m("params_total"))),
+             "active_params from the card (MoE), else total minus the experts a token does not "
+             "route to", kind="int"),
+    Quantity("params_basis", "Parameter count basis", "",
+             IF(m("params") > 0, "model card", "derived from shape"),
+             "where the parameter count comes from", kind="text"),
+]
+
+# --------------------------------------------------------------------------------------------
+# Row scope: one configuration
+# --------------------------------------------------------------------------------------------
+
+_tp = v("tp")
+_t = v("context")
+_b = v("batch")
+_p = v("prompt")
+_s = Ref("kv", "bytes_per_element")
+_w = Ref("weights", "bytes_per_param")
+_compute = Ref("weights", "compute")
+
+
+def _window_layers(tokens: Expr) -> Expr:
+    """Layer-tokens one sequence of `tokens` keeps: windows cap what their layers hold."""
+    return (m("full_attention_layers") * tokens
+            + m("sliding_attention_layers") * MIN(tokens, m("sliding_window"))
+            + m("chunked_attention_layers") * MIN(tokens, m("attention_chunk_size")))
+
+
+def _prefill_pairs(p: Expr) -> Expr:
+    """Causal query-key pairs per head summed over layers, for a prompt of p tokens."""
+    w = MIN(p, m("sliding_window"))
+    c = MIN(p, m("attention_chunk_size"))
+    return (m("full_attention_layers") * p * p / 2
+            + m("sliding_attention_layers") * w * (p - w / 2)
+            + m("chunked_attention_layers") * p * c / 2)
+
+
+ROW_QUANTITIES: list[Quantity] = [
+    Quantity("weight_bytes", "Weights", "B", m("params_total") * _w,
+             "total parameters × bytes per parameter of the weight format (scales included); "
+             "MoE counts every expert", spec=True, display="bytes"),
+    Quantity("weight_bytes_per_gpu", "Weights per GPU", "B", q("weight_bytes") / _tp,
+             "weights split evenly over the TP ranks", spec=True, display="bytes"),
+    Quantity("kv_bytes_per_token", "KV cache per token", "B",
+             m("kv_elements_per_token") * _s,
+             "KV elements per token (all attention layers) × bytes per KV element",
+             spec=True, display="bytes"),
+    Quantity("kv_share_per_gpu", "Share of KV one GPU stores", "fraction",
+             IF(m("is_mla"), 1, MAX(1, m("kv_heads_effective") / _tp) / m("kv_heads_effective")),
+             "KV heads are split over TP ranks with at least one head per rank (replicated when "
+             "there are fewer KV heads than ranks); an MLA latent is replicated on every rank",
+             display="ratio"),
+    Quantity("kv_bytes_per_token_per_gpu", "KV per token per GPU", "B",
+             q("kv_bytes_per_token") * q("kv_share_per_gpu"),
+             "what one GPU stores per token", spec=True, display="bytes"),
+    Quantity("gpu_memory_bytes", "GPU memory", "B",
+             IF(AND(a("memory_basis").eq("reported"), g("memory_mib") > 0),
+                g("memory_mib") * MiB, g("memory_gb") * GB),
+             "device-reported MiB × 2^20 when memory_basis is 'reported' and the catalog has it, "
+             "else marketed GB × 10^9", spec=True, display="bytes"),
+    Quantity("usable_bytes_per_gpu", "Usable memory per GPU", "B",
+             q("gpu_memory_bytes") * a("gpu_memory_utilization")
+             - a("overhead_gib_per_gpu") * GiB,
+             "GPU memory × gpu_memory_utilization − overhead_gib_per_gpu × 2^30",
+             spec=True, display="bytes"),
+    Quantity("weights_fit", "Weights fit", "",
+             q("weight_bytes_per_gpu") <= q("usable_bytes_per_gpu"),
+             "weights per GPU ≤ usable memory per GPU", kind="bool"),
+    Quantity("kv_pool_bytes_per_gpu", "KV pool per GPU", "B",
+             MAX(0, q("usable_bytes_per_gpu") - q("weight_bytes_per_gpu")),
+             "usable memory − weights per GPU, not below 0", display="bytes"),
+    Quantity("kv_pool_bytes", "KV pool (replica)", "B", _tp * q("kv_pool_bytes_per_gpu"),
+             "TP × per-GPU pool", spec=True, display="bytes"),
+    Quantity("kv_pool_tokens", "KV pool", "tokens",
+             INT(q("kv_pool_bytes_per_gpu") / q("kv_bytes_per_token_per_gpu")),
+             "per-GPU pool / KV bytes per token per GPU, whole tokens", kind="int", spec=True),
+    Quantity("attended_layer_tokens", "Cached layer-tokens per sequence", "layer·tokens",
+             _window_layers(_t),
+             "full layers × context + sliding layers × min(context, window) + chunked layers × "
+             "min(context, chunk)", kind="int"),
+    Quantity("kv_attention_bytes_per_sequence", "Attention KV per sequence", "B",
+             _s * m("kv_elements_per_token_per_layer") * q("attended_layer_tokens"),
+             "bytes per KV element × elements per layer-token × cached layer-tokens",
+             display="bytes"),
+    Quantity("state_bytes_per_sequence", "Linear-attention state per sequence", "B",
+             a("state_bytes_per_element") * m("linear_attention_layers")
+             * m("linear_state_elements_per_layer"),
+             "linear-attention layers × state elements × state_bytes_per_element; independent "
+             "of context", display="bytes"),
+    Quantity("kv_bytes_per_sequence", "KV cache per sequence", "B",
+             q("kv_attention_bytes_per_sequence") + q("state_bytes_per_sequence"),
+             "attention KV (windows capped) + fixed linear-attention state", spec=True,
+             display="bytes"),
+    Quantity("kv_bytes_per_sequence_per_gpu", "KV per sequence per GPU", "B",
+             q("kv_attention_bytes_per_sequence") * q("kv_share_per_gpu")
+             + q("state_bytes_per_sequence") / _tp,
+             "attention KV × the share one GPU stores + the state split over TP ranks",
+             display="bytes"),
+    Quantity("max_sequences", "Sequences that fit", "sequences",
+             IF(q("weights_fit"),
+                INT(q("kv_pool_bytes_per_gpu") / q("kv_bytes_per_sequence_per_gpu")), 0),
+             "per-GPU pool / KV per sequence per GPU, whole sequences (0 when the weights do not "
+             "fit)", kind="int", spec=True),
+    Quantity("fits", "Fits", "", AND(q("weights_fit"), _b <= q("max_sequences")),
+             "weights fit and batch ≤ sequences that fit", kind="bool", spec=True),
+    Quantity("crossover_tokens", "KV = weights at", "tokens",
+             q("weight_bytes") / q("kv_bytes_per_token"),
+             "live tokens at which the KV cache weighs as much as the weights", spec=True),
+    Quantity("experts_read_per_layer", "Experts read per MoE layer", "experts",
+             IF(m("experts") > 0,
+                m("experts") * (1 - (1 - m("num_experts_per_tok") / m("experts")) ** _b), 0),
+             "expected distinct experts the batch routes to, assuming uniform independent "
+             "routing: E × (1 − (1 − k/E)^batch), at most all experts"),
+    Quantity("weight_bytes_read_per_step", "Weights read per step", "B",
+             _w * (m("params_total") - m("routed_expert_params")
+                   + IF(m("experts") > 0,
+                        m("routed_expert_params") * q("experts_read_per_layer") / m("experts"),
+                        0)),
+             "dense: all weights; MoE: shared parts + the routed experts the batch reads",
+             display="bytes"),
+    Quantity("decode_bytes_per_step", "Bytes read per decode step", "B",
+             q("weight_bytes_read_per_step") + _b * q("kv_bytes_per_sequence"),
+             "weights read + batch × KV per sequence, all GPUs", spec=True, display="bytes"),
+    Quantity("decode_bytes_per_gpu", "Bytes read per step per GPU", "B",
+             q("weight_bytes_read_per_step") / _tp + _b * q("kv_bytes_per_sequence_per_gpu"),
+             "weights read / TP + batch × KV per sequence per GPU (replicated KV read on every "
+             "rank)", display="bytes"),
+    Quantity("decode_flops_per_step", "FLOPs per decode step", "FLOP",
+             _b * (2 * m("params_active")
+                   + 4 * m("num_attention_heads") * m("attention_head_dim")
+                   * q("attended_layer_tokens")),
+             "batch × (2 × active parameters + 4 × query heads × head dim × cached layer-tokens)",
+             spec=True),
+    Quantity("peak_flops_per_gpu", "Peak dense FLOP/s per GPU", "FLOP/s",
+             TFLOPS * IF(AND(_compute.eq("fp8"), g("fp8_tflops") > 0), g("fp8_tflops"),
+                         IF(AND(_compute.eq("fp4"), g("fp4_tflops") > 0), g("fp4_tflops"),
+                            g("bf16_tflops"))),
+             "dense tensor FLOP/s at the precision the multiplies run in: FP8/FP4 when the "
+             "weights are and the GPU has the units, else BF16", display="rate"),
+    Quantity("bandwidth_bytes_per_second", "Memory bandwidth per GPU", "B/s",
+             g("bandwidth_tb_s") * TB_PER_S, "bandwidth_tb_s × 10^12", display="rate"),
+    Quantity("decode_memory_seconds", "Decode step, memory bound", "s",
+             q("decode_bytes_per_gpu") / (q("bandwidth_bytes_per_second")
+                                         * a("bandwidth_efficiency")),
+             "bytes per GPU / (bandwidth × bandwidth_efficiency)", display="seconds"),
+    Quantity("decode_compute_seconds", "Decode step, compute bound", "s",
+             q("decode_flops_per_step") / _tp / (q("peak_flops_per_gpu")
+                                                 * a("compute_efficiency")),
+             "FLOPs per GPU / (peak × compute_efficiency)", display="seconds"),
+    Quantity("decode_step_seconds", "Decode step", "s",
+             MAX(q("decode_memory_seconds"), q("decode_compute_seconds")),
+             "the larger of the memory and compute bounds", spec=True, display="seconds"),
+    Quantity("decode_bound", "Decode bound by", "",
+             IF(q("decode_compute_seconds") > q("decode_memory_seconds"), "compute", "memory"),
+             "which bound sets the decode step", kind="text"),
+    Quantity("decode_tokens_per_second", "Decode throughput", "tokens/s",
+             _b / q("decode_step_seconds"), "batch / decode step (whole replica)", spec=True),
+    Quantity("tokens_per_second_per_sequence", "Per-user speed", "tokens/s",
+             1 / q("decode_step_seconds"), "1 / decode step", spec=True),
+    Quantity("decode_intensity", "Decode arithmetic intensity", "FLOP/B",
+             q("decode_flops_per_step") / q("decode_bytes_per_step"),
+             "FLOPs per step / bytes per step", spec=True),
+    Quantity("attention_intensity", "Attention arithmetic intensity", "FLOP/B",
+             IF(m("is_mla"), m("num_attention_heads"),
+                m("num_attention_heads") / m("kv_heads_effective")),
+             "query heads per KV head (GQA group size); MLA shares one latent across all heads",
+             spec=True),
+    Quantity("ridge_intensity", "GPU ridge point", "FLOP/B",
+             q("peak_flops_per_gpu") / q("bandwidth_bytes_per_second"),
+             "peak FLOP/s / bandwidth: above it a step is compute-bound", spec=True),
+    Quantity("prefill_flops", "Prefill FLOPs", "FLOP",
+             2 * m("params_active") * _p
+             + 2 * m("num_attention_heads") * m("attention_head_dim") * _prefill_pairs(_p),
+             "2 × active parameters × prompt + attention 2 × layers × heads × head dim × prompt², "
+             "halved for the causal mask (windows capped)", spec=True),
+    Quantity("ttft_seconds", "Time to first token", "s",
+             MAX(q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * a("compute_efficiency")),
+                 q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
+                                      * a("bandwidth_efficiency"))),
+             "prefill FLOPs / replica FLOP/s, never below one read of the weights",
+             spec=True, display="seconds"),
+    Quantity("cost_per_million_tokens", "Cost per million tokens", "USD",
+             g("price_per_hour_usd") * _tp / SECONDS_PER_HOUR / q("decode_tokens_per_second")
+             * MILLION,
+             "GPU-hour price × TP / 3600 / decode tokens/s × 10^6", spec=True, display="usd"),
+]
+
+MODEL_BY_NAME = {x.name: x for x in MODEL_QUANTITIES}
+ROW_BY_NAME = {x.name: x for x in ROW_QUANTITIES}
+SPEC_KEYS = [x.name for x in ROW_QUANTITIES if x.spec]
+_ = Num  # re-exported for callers building expressions
