@@ -1,0 +1,150 @@
+"""One named test per recurring bug of the field (STYLE.md), on the shipped catalogs."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.calc import model_quantities
+from tests.conftest import catalogs_for, run
+
+GiB = 2**30
+
+
+def test_kv_uses_key_value_heads_not_query_heads(shipped) -> None:
+    # Llama 3.1 70B: 64 query heads, 8 KV heads; sizing with query heads would be 8x too big.
+    env = run(shipped, model="llama-3.1-70b", gpu="h200-sxm", tp=8)
+    assert env.value("kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2
+
+
+def test_mqa_single_kv_head_is_replicated_on_every_rank(tmp_path) -> None:
+    models, gpus = catalogs_for(
+        tmp_path,
+        {"num_hidden_layers": 10, "hidden_size": 1024, "num_attention_heads": 8,
+         "num_key_value_heads": 1, "params": 1e9},
+        {"memory_gb": 80, "bandwidth_tb_s": 2, "bf16_tflops": 300})
+    from planner.calc import Scenario, evaluate
+
+    env = evaluate(Scenario("m", "g", tp=4), models, gpus)
+    assert env.value("kv_bytes_per_token") == 2 * 10 * 1 * 128 * 2
+    assert env.value("kv_bytes_per_token_per_gpu") == env.value("kv_bytes_per_token")
+
+
+def test_mha_without_kv_field_uses_attention_heads(tmp_path) -> None:
+    models, gpus = catalogs_for(
+        tmp_path,
+        {"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12, "params": 1.2e8},
+        {"memory_gb": 24, "bandwidth_tb_s": 1, "bf16_tflops": 100})
+    q = model_quantities(models.entries["m"])
+    assert q["kv_heads_effective"] == 12
+    assert q["kv_elements_per_token"] == 2 * 12 * 12 * 64
+
+
+@pytest.mark.parametrize("model,head_dim", [("qwen3-32b", 128), ("mistral-small-3-24b", 128)])
+def test_head_dim_field_wins_over_hidden_over_heads(shipped, model: str, head_dim: int) -> None:
+    q = model_quantities(shipped[0].entries[model])
+    assert q["head_dim_effective"] == head_dim  # hidden/heads would be 80 and 160
+
+
+def test_head_dim_derived_when_absent(shipped) -> None:
+    assert model_quantities(shipped[0].entries["llama-3.1-8b"])["head_dim_effective"] == 128
+
+
+@pytest.mark.parametrize("model", ["deepseek-v3", "kimi-k2"])
+def test_mla_caches_one_latent_not_k_and_v(shipped, model: str) -> None:
+    env = run(shipped, model=model, gpu="h200-sxm", tp=8, weights="fp8")
+    assert env.value("kv_bytes_per_token") == 61 * (512 + 64) * 2  # 70,272 B, no x2 for K/V
+    # the latent is replicated on every tensor-parallel rank
+    assert env.value("kv_bytes_per_token_per_gpu") == env.value("kv_bytes_per_token")
+
+
+def test_tp_splits_weights_and_kv_heads(shipped) -> None:
+    one = run(shipped, model="llama-3.1-70b", gpu="h200-sxm", tp=1)
+    eight = run(shipped, model="llama-3.1-70b", gpu="h200-sxm", tp=8)
+    assert eight.value("weight_bytes_per_gpu") == pytest.approx(one.value("weight_bytes") / 8)
+    assert eight.value("kv_bytes_per_token_per_gpu") == one.value("kv_bytes_per_token") / 8
+
+
+def test_tp_beyond_kv_heads_replicates_heads(shipped) -> None:
+    # Qwen2.5-7B has 4 KV heads: at TP 4 one head per rank, at TP 28 ... not allowed (28 heads
+    # split in 4s); use Qwen3-235B (4 KV heads, 64 query heads) at TP 8: each rank keeps 1 head.
+    env = run(shipped, model="qwen3-235b-a22b", gpu="h200-sxm", tp=8, weights="fp8")
+    per_head = 94 * 2 * 128 * 2
+    assert env.value("kv_bytes_per_token_per_gpu") == per_head  # 1 of 4 heads, not 0.5
+
+
+@pytest.mark.parametrize("model,full,window,capped", [
+    ("gemma-2-9b", 21, 21, 4096), ("gemma-3-27b", 10, 52, 1024), ("gpt-oss-120b", 18, 18, 128)])
+def test_sliding_window_layers_hold_at_most_the_window(shipped, model, full, window, capped):
+    t = 32768
+    env = run(shipped, model=model, gpu="h200-sxm", tp=1, context=t)
+    per_layer = model_quantities(shipped[0].entries[model])["kv_elements_per_token_per_layer"]
+    assert env.value("kv_bytes_per_sequence") == 2 * per_layer * (full * t + window * capped)
+    assert env.value("kv_bytes_per_sequence") < env.value("kv_bytes_per_token") * t
+
+
+def test_chunked_attention_layers_hold_at_most_the_chunk(shipped) -> None:
+    env = run(shipped, model="llama-4-scout", gpu="h200-sxm", tp=8, context=65536)
+    assert env.value("attended_layer_tokens") == 12 * 65536 + 36 * 8192
+
+
+def test_linear_attention_state_is_fixed_per_sequence(shipped) -> None:
+    short = run(shipped, model="qwen3-next-80b-a3b", gpu="h200-sxm", tp=4, context=4096)
+    long = run(shipped, model="qwen3-next-80b-a3b", gpu="h200-sxm", tp=4, context=65536)
+    state = 36 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3) * 4  # fp32 state default
+    assert short.value("state_bytes_per_sequence") == state
+    assert long.value("state_bytes_per_sequence") == state
+    # only the 12 full-attention layers grow with context
+    grown = long.value("kv_bytes_per_sequence") - short.value("kv_bytes_per_sequence")
+    assert grown == 12 * 2 * 2 * 256 * 2 * (65536 - 4096)
+
+
+def test_moe_memory_from_total_params_flops_from_active(shipped) -> None:
+    env = run(shipped, model="mixtral-8x7b", gpu="h100-sxm", tp=2, batch=1, context=1024)
+    assert env.value("weight_bytes") == 46.7e9 * 2  # every expert is resident
+    assert env.value("decode_flops_per_step") == pytest.approx(
+        2 * 12.9e9 + 4 * 32 * 128 * 32 * 1024)
+
+
+def test_moe_decode_reads_routed_experts_up_to_all(shipped) -> None:
+    one = run(shipped, model="deepseek-v3", gpu="h200-sxm", tp=8, weights="fp8", batch=1)
+    many = run(shipped, model="deepseek-v3", gpu="h200-sxm", tp=8, weights="fp8", batch=256)
+    assert one.value("experts_read_per_layer") == pytest.approx(8)  # top-8 of 256
+    assert 250 < many.value("experts_read_per_layer") <= 256  # nearly all experts
+    assert one.value("weight_bytes_read_per_step") < 0.1 * one.value("weight_bytes")
+    assert many.value("weight_bytes_read_per_step") <= many.value("weight_bytes")
+
+
+def test_model_without_params_derives_them_and_says_so(shipped) -> None:
+    q = model_quantities(shipped[0].entries["phi-4"])
+    assert q["params_basis"] == "derived from shape"
+    assert q["params_total"] == pytest.approx(14.66e9, rel=0.01)  # safetensors total
+    assert model_quantities(shipped[0].entries["llama-3.1-8b"])["params_basis"] == "model card"
+
+
+def test_weights_that_do_not_fit_leave_no_pool(shipped) -> None:
+    env = run(shipped, model="llama-3.1-405b", gpu="h100-sxm", tp=1)
+    assert env.value("weights_fit") is False
+    assert env.value("kv_pool_bytes") == 0 and env.value("max_sequences") == 0
+    assert env.value("fits") is False
+
+
+def test_fp8_weights_compute_at_fp8_rate_only_where_the_gpu_has_it(shipped) -> None:
+    h100 = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", weights="fp8")
+    a100 = run(shipped, model="llama-3.1-8b", gpu="a100-80gb-sxm", weights="fp8")
+    int4 = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", weights="int4")
+    assert h100.value("peak_flops_per_gpu") == 1979e12
+    assert a100.value("peak_flops_per_gpu") == 312e12
+    assert int4.value("peak_flops_per_gpu") == 989e12  # weight-only format multiplies in BF16
+
+
+def test_int4_bytes_include_group_scales(shipped) -> None:
+    env = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", weights="int4")
+    assert env.value("weight_bytes") > 0.5 * 8.03e9
+    assert env.value("weight_bytes") == pytest.approx(8.03e9 * 4.15625 / 8)
+
+
+def test_decode_bound_switches_to_compute_at_large_batch(shipped) -> None:
+    small = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", batch=1, context=1024)
+    large = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", batch=512, context=128)
+    assert small.value("decode_bound") == "memory"
+    assert large.value("decode_bound") == "compute"
