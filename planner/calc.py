@@ -93,7 +93,7 @@ class RowEnv:
 
 
 def _unknown(what: str, value: str, known: list[str], option: str) -> ArgumentError:
-    close = [k for k in known if k.startswith(value)] or difflib.get_close_matches(
+    close = [k for k in known if value and k.startswith(value)] or difflib.get_close_matches(
         value, known, n=1, cutoff=0.5)
     hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(known)}"
     return ArgumentError(f"{option} {value}: unknown {what}; {hint}")

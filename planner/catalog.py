@@ -331,7 +331,7 @@ def load_gpus(path: Path | str = DEFAULT_GPUS) -> Catalog:
     for entry_id, (values, lines, line) in _parse_entries(path, "gpus", GPU_FIELDS).items():
         gpu = Gpu(entry_id, values, lines, line, path)
         date = gpu.text("price_date")
-        if not re.match(r"^\d{4}-\d{2}(-\d{2})?$", date):
+        if not re.match(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$", date):
             raise CatalogError(gpu.locate("price_date"), f"must be a date YYYY-MM, got {date!r}",
                                "write the month the price was true, e.g. '2026-03'")
         entries[entry_id] = gpu

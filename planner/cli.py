@@ -16,6 +16,7 @@ from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_gpus, load_models
 from planner.display import value_text
 from planner.errors import PlannerError
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.grid import DEFAULT_GRID
 from planner.quantities import ROW_QUANTITIES
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -84,6 +85,61 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int, bat
         click.echo(json.dumps(to_json(env), indent=2))
         return
     click.echo(_calc_table(env))
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@models_option
+@gpus_option
+@click.option("--grid", "grid_path", type=click.Path(path_type=Path), default=DEFAULT_GRID,
+              show_default="shipped catalogs/grid.yaml",
+              help="Grid of configurations to expand (YAML).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("out"), show_default=True, help="Output folder.")
+@set_option
+@click.option("--json", "as_json", is_flag=True,
+              help="Print a JSON summary of what was written instead of text.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
+def build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
+          overrides: tuple[str, ...], as_json: bool, quiet: bool) -> None:
+    """Write the capacity-plan workbook (every derived cell a live formula) and HTML summary.
+
+    Files are written to temporary names and renamed at the end: a failed build leaves the
+    output folder as it was.
+
+    \b
+    Examples:
+      planner build
+      planner build --set gpu_memory_utilization=0.85 --out plans/
+      planner build --grid my-grid.yaml --models my-models.yaml
+    """
+    from planner.build import run_build
+
+    progress = None if quiet or as_json else _progress
+    result = run_build(models_path, gpus_path, grid_path, out_dir, parse_overrides(overrides),
+                       progress)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    if not quiet:
+        click.echo(f"Wrote {result['rows']:,} configurations "
+                   f"({result['formula_cells']:,} formula cells) in {result['seconds']:.1f} s:")
+        for path in result["files"]:
+            click.echo(f"  {path}")
+
+
+_last_report: dict[str, float] = {}
+
+
+def _progress(stage: str, done: int, total: int) -> None:
+    """Progress on stderr, at most a line a second, so long builds show they are alive."""
+    import time
+
+    now = time.monotonic()
+    if done and now - _last_report.get(stage, 0) < 1.0:
+        return
+    _last_report[stage] = now
+    share = f" {done:,}/{total:,} ({100 * done / total:.0f}%)" if total > 1 else ""
+    click.echo(f"  {stage}{share}", err=True)
 
 
 def _calc_table(env) -> str:  # type: ignore[no-untyped-def]

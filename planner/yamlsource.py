@@ -27,14 +27,39 @@ class Node:
 
 
 _constructor = SafeConstructor()
+_PLAIN_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 
 
-def _convert(node: yaml.Node, path: Path) -> Node:
+def _construct(node: yaml.Node, path: Path) -> Any:
+    """A scalar's Python value; a tag PyYAML cannot build, or a bad tagged value, is located."""
+    try:
+        return _constructor.construct_object(node)  # type: ignore[no-untyped-call]
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        loc = Location(path, node.start_mark.line + 1, node.start_mark.column + 1)
+        if node.tag.endswith(":merge"):
+            raise CatalogError(loc, "YAML merge keys (<<) are not supported",
+                               "write the fields out in each entry") from None
+        if isinstance(exc, yaml.YAMLError):
+            raise CatalogError(loc, f"unsupported YAML tag '{node.tag}'",
+                               "remove the tag: plain values such as 4096, 1.5, true or "
+                               "\"text\" need none") from None
+        raise CatalogError(loc, f"cannot read {node.value!r} as {node.tag.rsplit(':', 1)[-1]}: "
+                           f"{exc}", "fix the value, or quote it to make it text") from None
+
+
+def _convert(node: yaml.Node, path: Path, parents: tuple[yaml.Node, ...] = ()) -> Node:
     line, column = node.start_mark.line + 1, node.start_mark.column + 1
+    if any(node is parent for parent in parents):
+        raise CatalogError(Location(path, line, column), "an alias (*name) refers to a value "
+                           "that contains it", "YAML aliases must not be recursive")
+    parents = (*parents, node)
+    if isinstance(node, yaml.CollectionNode) and node.tag not in _PLAIN_COLLECTIONS:
+        raise CatalogError(Location(path, line, column), f"unsupported YAML tag '{node.tag}'",
+                           "remove the tag: plain lists and mappings need none")
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Node] = {}
         for key_node, value_node in node.value:
-            key = _constructor.construct_object(key_node)  # type: ignore[no-untyped-call]
+            key = _construct(key_node, path)
             if not isinstance(key, str | int | float | bool) or key is None:
                 raise CatalogError(
                     Location(path, key_node.start_mark.line + 1), f"key {key!r} is not a name",
@@ -43,17 +68,17 @@ def _convert(node: yaml.Node, path: Path) -> Node:
             key = str(key)
             if key in out:
                 raise CatalogError(
-                    Location(path, key_node.start_mark.line + 1, entry=key),
+                    Location(path, key_node.start_mark.line + 1),
                     f"duplicate key '{key}' (first defined on line {out[key].line})",
                     "YAML keeps only the last of two equal keys; rename or remove one of them",
                 )
-            child = _convert(value_node, path)
+            child = _convert(value_node, path, parents)
             child.line = line_of(key_node)  # a reader looks for the key's line
             out[key] = child
         return Node(out, line, column, "map")
     if isinstance(node, yaml.SequenceNode):
-        return Node([_convert(item, path) for item in node.value], line, column, "seq")
-    value = _constructor.construct_object(node)  # type: ignore[no-untyped-call]
+        return Node([_convert(item, path, parents) for item in node.value], line, column, "seq")
+    value = _construct(node, path)
     return Node(value, line, column, node.tag.rsplit(":", 1)[-1])
 
 
@@ -101,6 +126,13 @@ def load_yaml(path: Path, what: str) -> Node:
             hint = "fix the YAML syntax at this line (check indentation, colons and quotes)"
         loc = Location(path, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
         raise CatalogError(loc, f"YAML syntax error: {problem}", hint) from None
+    except yaml.reader.ReaderError as exc:  # a control character YAML does not allow
+        before = text[: exc.position]
+        loc = Location(path, before.count("\n") + 1, len(before) - before.rfind("\n"))
+        code = ord(exc.character) if isinstance(exc.character, str) else exc.character
+        raise CatalogError(loc, f"contains the control character U+{code:04X}, which "
+                           "YAML does not allow", "delete it or write it as an escape in a "
+                           "double-quoted string") from None
     except yaml.YAMLError as exc:
         raise CatalogError(Location(path), f"YAML error: {exc}") from None
     if node is None:

@@ -1,0 +1,34 @@
+"""`planner build`: evaluate the grid, write the workbook and the HTML summary atomically."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from planner.output import write_atomically
+from planner.plan import Progress, build_plan
+
+WORKBOOK_NAME = "capacity-plan.xlsx"
+HTML_NAME = "capacity-plan.html"
+
+
+def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
+              overrides: Mapping[str, float | str], progress: Progress | None = None
+              ) -> dict[str, object]:
+    from planner.workbook import write_workbook
+
+    started = time.perf_counter()
+    plan = build_plan(models_path, gpus_path, grid_path, overrides, progress)
+    workbook = out_dir / WORKBOOK_NAME
+    targets = {workbook: lambda p: write_workbook(plan, p, progress)}
+    write_atomically(targets)
+    formula_cells = len(plan.rows) * 41
+    return {
+        "files": [str(p) for p in targets],
+        "rows": len(plan.rows),
+        "formula_cells": formula_cells,
+        "skipped": plan.grid.skipped,
+        "overrides": dict(overrides),
+        "seconds": round(time.perf_counter() - started, 3),
+    }

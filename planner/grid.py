@@ -1,0 +1,176 @@
+"""The grid of configurations to expand, read from YAML: models × GPUs × formats × context ×
+concurrency × TP, plus the selection the workbook's capacity view opens on."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from planner.calc import Scenario, tp_problem
+from planner.catalog import PROJECT_ROOT, Catalog
+from planner.errors import CatalogError, Location
+from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.yamlsource import Node, load_yaml
+
+DEFAULT_GRID = PROJECT_ROOT / "catalogs" / "grid.yaml"
+EXCEL_MAX_ROWS = 1_048_576
+
+AXES = ("models", "gpus", "weights", "kv", "context", "batch", "tp", "prompt")
+VIEW_KEYS = ("model", "gpu", "weights", "kv", "tp", "batch", "prompt", "context", "contexts",
+             "concurrency")
+
+
+@dataclass(frozen=True)
+class View:
+    """What the capacity view and charts show when the workbook opens (editable there)."""
+
+    model: str
+    gpu: str
+    weights: str
+    kv: str
+    tp: int
+    batch: int
+    prompt: int
+    context: int
+    contexts: tuple[int, ...]
+    concurrency: tuple[int, ...]
+
+
+@dataclass
+class Grid:
+    path: Path
+    axes: dict[str, list]
+    view: View
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def size(self) -> int:
+        n = 1
+        for values in self.axes.values():
+            n *= len(values)
+        return n
+
+
+def _ids(node: Node, path: Path, axis: str, known: list[str]) -> list[str]:
+    loc = Location(path, node.line, entry="grid", field=axis)
+    if node.value == "all":
+        return list(known)
+    values = node.value if isinstance(node.value, list) else None
+    if not values:
+        raise CatalogError(loc, "must be a non-empty list or 'all'",
+                           f"e.g. {axis}: [{', '.join(known[:2])}]")
+    out = []
+    for item in values:
+        if not isinstance(item.value, str) or item.value not in known:
+            import difflib
+
+            close = difflib.get_close_matches(str(item.value), known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(known)}"
+            raise CatalogError(Location(path, item.line, entry="grid", field=axis),
+                               f"unknown id {item.value!r}", hint)
+        out.append(item.value)
+    return out
+
+
+def _positive_ints(node: Node, path: Path, axis: str, entry: str = "grid") -> list[int]:
+    loc = Location(path, node.line, entry=entry, field=axis)
+    raw = node.value if isinstance(node.value, list) else [node]
+    if not raw:
+        raise CatalogError(loc, "must not be empty", f"e.g. {axis}: [1, 8]")
+    out = []
+    for item in raw:
+        v = item.value
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise CatalogError(Location(path, item.line, entry=entry, field=axis),
+                               f"must be whole numbers greater than 0, got {v!r}")
+        out.append(v)
+    return out
+
+
+def load_grid(path: Path | str, models: Catalog, gpus: Catalog) -> Grid:
+    path = Path(path)
+    root = load_yaml(path, "a grid file with a top-level 'grid:' mapping")
+    if not isinstance(root.value, dict) or "grid" not in root.value:
+        raise CatalogError(Location(path, root.line), "expected a top-level 'grid:' mapping",
+                           "see catalogs/grid.yaml for the shape")
+    for key in root.value:
+        if key not in ("grid", "view"):
+            raise CatalogError(Location(path, root.value[key].line, field=key),
+                               "unknown top-level key", "expected 'grid' and optionally 'view'")
+    body = root.value["grid"]
+    if not isinstance(body.value, dict):
+        raise CatalogError(Location(path, body.line, field="grid"), "must be a mapping of axes")
+    for key, node in body.value.items():
+        if key not in AXES:
+            import difflib
+
+            close = difflib.get_close_matches(key, AXES, n=1)
+            raise CatalogError(Location(path, node.line, entry="grid", field=key), "unknown axis",
+                               f"did you mean '{close[0]}'?" if close else
+                               f"axes: {', '.join(AXES)}")
+    for key in AXES:
+        if key not in body.value and key != "prompt":
+            raise CatalogError(Location(path, body.line, entry="grid", field=key),
+                               "axis is missing", f"add {key}: [...]")
+    b = body.value
+    axes: dict[str, list] = {
+        "models": _ids(b["models"], path, "models", list(models.entries)),
+        "gpus": _ids(b["gpus"], path, "gpus", list(gpus.entries)),
+        "weights": _ids(b["weights"], path, "weights", list(WEIGHT_FORMATS)),
+        "kv": _ids(b["kv"], path, "kv", list(KV_FORMATS)),
+        "context": _positive_ints(b["context"], path, "context"),
+        "batch": _positive_ints(b["batch"], path, "batch"),
+        "tp": _positive_ints(b["tp"], path, "tp"),
+        "prompt": _positive_ints(b["prompt"], path, "prompt") if "prompt" in b else [2048],
+    }
+    view = _load_view(root.value.get("view"), path, axes, models, gpus)
+    return Grid(path, axes, view)
+
+
+def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Catalog,
+               gpus: Catalog) -> View:
+    defaults = {
+        "model": axes["models"][0], "gpu": axes["gpus"][0], "weights": axes["weights"][0],
+        "kv": axes["kv"][0], "tp": max(axes["tp"]), "batch": max(axes["batch"]),
+        "prompt": axes["prompt"][0], "context": axes["context"][0],
+        "contexts": sorted(set(axes["context"]) | {4096, 8192, 32768, 131072}),
+        "concurrency": [1, 4, 16, 64, 256],
+    }
+    if node is None:
+        return View(**{k: tuple(v) if isinstance(v, list) else v for k, v in defaults.items()})
+    if not isinstance(node.value, dict):
+        raise CatalogError(Location(path, node.line, field="view"), "must be a mapping")
+    known = {"model": list(models.entries), "gpu": list(gpus.entries),
+             "weights": list(WEIGHT_FORMATS), "kv": list(KV_FORMATS)}
+    values = dict(defaults)
+    for key, child in node.value.items():
+        loc = Location(path, child.line, entry="view", field=key)
+        if key not in VIEW_KEYS:
+            raise CatalogError(loc, "unknown view setting", f"known: {', '.join(VIEW_KEYS)}")
+        if key in known:
+            if child.value not in known[key]:
+                raise CatalogError(loc, f"unknown id {child.value!r}",
+                                   f"known: {', '.join(known[key])}")
+            values[key] = child.value
+        elif key in ("contexts", "concurrency"):
+            values[key] = _positive_ints(child, path, key, "view")
+        else:
+            values[key] = _positive_ints(child, path, key, "view")[0]
+    return View(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
+def expand(grid: Grid, models: Catalog, gpus: Catalog) -> Iterator[Scenario]:
+    """Every valid configuration, in a stable order; counts what it skips and why."""
+    grid.skipped = {"TP does not shard the model": 0, "TP exceeds GPUs per node": 0}
+    a = grid.axes
+    for model_id, gpu_id, weights, kv, tp, context, batch, prompt in itertools.product(
+            a["models"], a["gpus"], a["weights"], a["kv"], a["tp"], a["context"], a["batch"],
+            a["prompt"]):
+        if tp_problem(models.entries[model_id], tp):
+            grid.skipped["TP does not shard the model"] += 1
+            continue
+        if tp > gpus.entries[gpu_id].number("gpus_per_node"):
+            grid.skipped["TP exceeds GPUs per node"] += 1
+            continue
+        yield Scenario(model_id, gpu_id, weights, kv, tp, context, batch, prompt)

@@ -1,0 +1,68 @@
+"""A plan: the catalogs, assumptions and grid of one build, with every row evaluated.
+
+The workbook and the HTML summary both render a Plan, so they show the same Python values.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from planner import __version__
+from planner.assumptions import resolve
+from planner.calc import ModelEnv, RowEnv, Scenario, check_scenario
+from planner.catalog import Catalog, load_gpus, load_models
+from planner.errors import GridTooLargeError
+from planner.grid import EXCEL_MAX_ROWS, Grid, View, expand, load_grid
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Plan:
+    models: Catalog
+    gpus: Catalog
+    grid: Grid
+    assumptions: dict[str, float | str]
+    overrides: dict[str, float | str]
+    rows: list[RowEnv]
+    generated: str = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc)
+                           .strftime("%Y-%m-%d %H:%M UTC"))
+    version: str = __version__
+    model_envs: dict[str, ModelEnv] = field(default_factory=dict)
+
+    @property
+    def view(self) -> View:
+        return self.grid.view
+
+    def row_env(self, scenario: Scenario) -> RowEnv:
+        """Evaluate any configuration under this plan's assumptions (views, charts)."""
+        model, gpu = check_scenario(scenario, self.models, self.gpus)
+        if model.id not in self.model_envs:
+            self.model_envs[model.id] = ModelEnv(model)
+        return RowEnv(scenario, self.model_envs[model.id], gpu, self.assumptions)
+
+
+def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path | str,
+               overrides: Mapping[str, float | str] | None = None,
+               progress: Progress | None = None, header_rows: int = 1) -> Plan:
+    models, gpus = load_models(models_path), load_gpus(gpus_path)
+    grid = load_grid(grid_path, models, gpus)
+    limit = EXCEL_MAX_ROWS - header_rows
+    if grid.size() > limit:
+        # count the valid rows only when the raw product is too large
+        valid = sum(1 for _ in expand(grid, models, gpus))
+        if valid > limit:
+            raise GridTooLargeError(
+                f"{grid.path}: the grid expands to {valid:,} configurations, more than the "
+                f"{limit:,} rows an Excel worksheet holds; remove values from an axis "
+                f"(axes: {', '.join(f'{k} {len(v)}' for k, v in grid.axes.items())})")
+    plan = Plan(models, gpus, grid, resolve(overrides), dict(overrides or {}), [])
+    total = grid.size()
+    for i, scenario in enumerate(expand(grid, models, gpus)):
+        plan.rows.append(plan.row_env(scenario))
+        if progress and i % 5000 == 0:
+            progress("evaluating", i, total)
+    return plan

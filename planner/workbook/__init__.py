@@ -1,0 +1,69 @@
+"""The workbook: every derived number a live formula, with Python's value cached in it.
+
+One function per sheet; ``write_workbook`` creates them in reading order, names the inputs,
+saves with openpyxl's write-only writer and injects the cached values.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from openpyxl import Workbook
+
+from planner.plan import Plan
+from planner.workbook import styles
+from planner.workbook.about_sheet import write_about
+from planner.workbook.cache import inject
+from planner.workbook.catalog_sheets import (
+    define,
+    write_assumptions,
+    write_formats,
+    write_gpus,
+    write_models,
+)
+from planner.workbook.cells import SheetWriter
+from planner.workbook.grid_sheet import write_grid
+from planner.workbook.layout import (
+    ABOUT,
+    ASSUMPTIONS,
+    CAPACITY,
+    CHARTS,
+    FORMATS,
+    GPUS,
+    GRID,
+    MODELS,
+    VIEW_DATA,
+)
+from planner.workbook.view_sheets import view_envs, write_capacity, write_charts, write_view_data
+
+SHEET_ORDER = [ABOUT, CAPACITY, CHARTS, GRID, ASSUMPTIONS, FORMATS, MODELS, GPUS, VIEW_DATA]
+
+
+def write_workbook(plan: Plan, path: Path,
+                   progress: Callable[[str, int, int], None] | None = None) -> None:
+    """Write the workbook to `path` (callers make it atomic)."""
+    wb = Workbook(write_only=True)
+    styles.register(wb)
+    writers = {title: SheetWriter(wb.create_sheet(title)) for title in SHEET_ORDER}
+    name = define(wb)
+    envs = view_envs(plan)
+    write_assumptions(writers[ASSUMPTIONS], plan, name)
+    write_formats(writers[FORMATS], plan, name)
+    write_models(writers[MODELS], plan, name)
+    write_gpus(writers[GPUS], plan, name)
+    write_capacity(writers[CAPACITY], plan, envs, name)
+    write_view_data(writers[VIEW_DATA], plan, envs)
+    write_charts(writers[CHARTS], plan, envs, writers[CAPACITY].ws)
+    write_grid(writers[GRID], plan, progress)
+    write_about(writers[ABOUT], plan)
+    wb.calculation.fullCalcOnLoad = True
+    with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+        bare = Path(tmp) / "formulas-only.xlsx"
+        if progress:
+            progress("saving workbook", 0, 1)
+        wb.save(bare)
+        if progress:
+            progress("caching values", 0, 1)
+        inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached})

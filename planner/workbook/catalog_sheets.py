@@ -1,0 +1,198 @@
+"""The input sheets: Assumptions, Formats, Models and GPUs. Each input is a styled, unlocked
+cell; each column a workbook name the Grid's formulas read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from planner.assumptions import ASSUMPTIONS
+from planner.calc import ModelEnv
+from planner.catalog import GPU_FIELDS, MODEL_FIELDS, Entry
+from planner.formats import COMPUTE_PRECISIONS, KV_FORMATS, WEIGHT_FORMATS
+from planner.plan import Plan
+from planner.quantities import MODEL_BY_NAME
+from planner.workbook import styles
+from planner.workbook.cells import Formula, Input, SheetWriter, Styled
+from planner.workbook.layout import (
+    ASSUMPTIONS as ASSUMPTIONS_SHEET,
+)
+from planner.workbook.layout import (
+    CATALOG_FIRST_ROW,
+    FORMATS,
+    GPU_COLUMNS,
+    GPUS,
+    MODEL_COLUMNS,
+    MODEL_INPUTS,
+    MODELS,
+    ModelsRowRenderer,
+    absolute_cell,
+    absolute_range,
+    gpu_name,
+    model_name,
+)
+
+Namer = Callable[[str, str], None]  # (name, reference)
+
+FIELD_UNITS = {
+    "params": "params", "active_params": "params", "num_hidden_layers": "layers",
+    "num_attention_heads": "heads", "num_key_value_heads": "heads", "tie_word_embeddings":
+    "TRUE/FALSE", "max_position_embeddings": "tokens", "sliding_window": "tokens",
+    "attention_chunk_size": "tokens", "num_local_experts": "experts", "num_experts": "experts",
+    "n_routed_experts": "experts", "num_experts_per_tok": "experts", "n_shared_experts":
+    "experts", "first_k_dense_replace": "layers", "interleave_moe_layer_step": "layers",
+    "vocab_size": "tokens", "linear_num_value_heads": "heads", "linear_num_key_heads": "heads",
+    "memory_gb": "GB", "memory_mib": "MiB", "bandwidth_tb_s": "TB/s", "bf16_tflops": "TFLOP/s",
+    "fp8_tflops": "TFLOP/s", "fp4_tflops": "TFLOP/s", "gpus_per_node": "GPUs", "tdp_w": "W",
+    "price_per_hour_usd": "USD per GPU-hour", "price_usd": "USD per GPU",
+}
+
+
+def _unit(field: str) -> str:
+    if field in FIELD_UNITS:
+        return FIELD_UNITS[field]
+    if field.endswith("_layers"):
+        return "layers"
+    return "elements"
+
+
+def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
+    w.widths([30, 14, 14, 12, 44, 90, 60])
+    w.append([Styled("Assumptions: edit the blue cells; every formula reads them by name",
+                     styles.TITLE)])
+    w.append([Styled("Each value is a workbook name equal to its `planner --set` name, e.g. "
+                     "=gpu_memory_utilization.", styles.NOTE)])
+    w.append([Styled(h, styles.HEADER) for h in
+              ("Name", "Value", "Unit", "Default", "Meaning", "Why this default", "Source")])
+    for a in ASSUMPTIONS.values():
+        row = w.row + 1
+        value = plan.assumptions[a.name]
+        w.append([Styled(a.name), Input(value, "0.00" if isinstance(value, float) else "General"),
+                  a.unit, Styled(a.default), a.label, a.reason, a.source])
+        name(a.name, absolute_cell(ASSUMPTIONS_SHEET, "B", row))
+        if a.choices:
+            dv = DataValidation(type="list", formula1='"' + ",".join(a.choices) + '"',
+                                allow_blank=False, showErrorMessage=True,
+                                error=f"Choose {' or '.join(a.choices)}")
+        else:
+            dv = DataValidation(type="decimal", operator="between", formula1=str(a.minimum),
+                                formula2=str(a.maximum), showErrorMessage=True,
+                                error=f"Enter a number between {a.minimum:g} and {a.maximum:g}")
+        dv.add(f"B{row}")
+        w.ws.data_validations.append(dv)
+    w.ws.protection.sheet = True
+
+
+def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
+    w.widths([12, 18, 22, 90, 70])
+    w.append([Styled("Weight formats: bytes per parameter, scales included", styles.TITLE)])
+    w.append([Styled(h, styles.HEADER) for h in (
+        "Format", "Bytes per parameter [bytes]", "Multiplies in (bf16/fp8/fp4)", "What it is",
+        "Source")])
+    first = w.row + 1
+    for f in WEIGHT_FORMATS.values():
+        row = w.row + 1
+        w.append([Styled(f.id), Input(plan.assumptions[f"bytes_per_param_{f.id}"], "0.000000"),
+                  Input(f.compute), f.description, f.source])
+        name(f"bytes_per_param_{f.id}", absolute_cell(FORMATS, "B", row))
+    last = w.row
+    name("weight_format_id", absolute_range(FORMATS, "A", first, last))
+    name("weight_bytes_per_param", absolute_range(FORMATS, "B", first, last))
+    name("weight_compute", absolute_range(FORMATS, "C", first, last))
+    dv = DataValidation(type="list", formula1='"' + ",".join(COMPUTE_PRECISIONS) + '"')
+    dv.add(f"C{first}:C{last}")
+    w.ws.data_validations.append(dv)
+    w.append([])
+    w.append([Styled("KV-cache formats: bytes per cached element", styles.TITLE)])
+    w.append([Styled(h, styles.HEADER) for h in (
+        "Format", "Bytes per element [bytes]", "", "What it is", "Source")])
+    first = w.row + 1
+    for k in KV_FORMATS.values():
+        row = w.row + 1
+        w.append([Styled(k.id), Input(plan.assumptions[f"bytes_per_kv_element_{k.id}"],
+                                      "0.000000"), None, k.description, k.source])
+        name(f"bytes_per_kv_element_{k.id}", absolute_cell(FORMATS, "B", row))
+    name("kv_format_id", absolute_range(FORMATS, "A", first, w.row))
+    name("kv_bytes_per_element", absolute_range(FORMATS, "B", first, w.row))
+    w.ws.protection.sheet = True
+
+
+def _input_or_blank(entry: Entry, field: str) -> Input | None:
+    value = entry.values.get(field)
+    return Input(value, "#,##0" if isinstance(value, int) else "General") \
+        if value is not None else Input(None)
+
+
+def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
+    w.widths([22, 26] + [13] * (len(MODEL_COLUMNS) - 4) + [60, 60])
+    w.ws.freeze_panes = "C2"
+    header = []
+    for col in MODEL_COLUMNS:
+        if col in MODEL_BY_NAME:
+            qty = MODEL_BY_NAME[col]
+            header.append(styles.header_text(qty.label, qty.unit))
+        elif col in MODEL_FIELDS or col in MODEL_INPUTS:
+            header.append(f"{col} [{_unit(col)}]" if col not in ("name", "source", "notes")
+                          else col)
+        else:
+            header.append(col)
+    w.append([Styled(h, styles.HEADER) for h in header])
+    for entry in plan.models.entries.values():
+        row = w.row + 1
+        env = plan.model_envs.get(entry.id) or ModelEnv(entry)
+        renderer = ModelsRowRenderer(row)
+        cells: list = [Styled(entry.id), Styled(entry.name)]
+        for field in MODEL_INPUTS:
+            if field in MODEL_FIELDS:
+                cells.append(_input_or_blank(entry, field))
+            else:  # layer counts, counted from layer_types
+                cells.append(Input(entry.number(field), "#,##0"))
+        for qty in MODEL_BY_NAME.values():
+            fmt = styles.number_format("plain", qty.kind, qty.unit)
+            cells.append(Formula(qty.expr.formula(renderer), env.value(qty.name), fmt))
+        cells += [Styled(entry.source), Styled(entry.text("notes"))]
+        w.append(cells)
+    first, last = CATALOG_FIRST_ROW, w.row
+    for i, col in enumerate(MODEL_COLUMNS):
+        if col in ("name", "source", "notes"):
+            continue
+        from openpyxl.utils import get_column_letter
+
+        name(model_name(col), absolute_range(MODELS, get_column_letter(i + 1), first, last))
+    w.ws.protection.sheet = True
+
+
+def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
+    from openpyxl.utils import get_column_letter
+
+    w.widths([16, 30, 10] + [13] * (len(GPU_COLUMNS) - 7) + [12, 50, 60, 60])
+    w.ws.freeze_panes = "C2"
+    w.append([Styled(f"{c} [{_unit(c)}]" if GPU_FIELDS.get(c) and GPU_FIELDS[c].kind in (
+        "int", "number") else c, styles.HEADER) for c in GPU_COLUMNS])
+    for entry in plan.gpus.entries.values():
+        cells: list = []
+        for col in GPU_COLUMNS:
+            spec = GPU_FIELDS.get(col)
+            if col == "id":
+                cells.append(Styled(entry.id))
+            elif spec is not None and spec.kind in ("int", "number"):
+                cells.append(_input_or_blank(entry, col))
+            elif col == "price_date":
+                cells.append(Input(entry.text(col)))
+            else:
+                cells.append(Styled(entry.text(col, entry.id if col == "name" else "")))
+        w.append(cells)
+    for i, col in enumerate(GPU_COLUMNS):
+        if col == "id" or (GPU_FIELDS.get(col) and GPU_FIELDS[col].kind in ("int", "number")):
+            name(gpu_name(col), absolute_range(GPUS, get_column_letter(i + 1),
+                                               CATALOG_FIRST_ROW, w.row))
+    w.ws.protection.sheet = True
+
+
+def define(wb) -> Namer:  # type: ignore[no-untyped-def]
+    def namer(name: str, reference: str) -> None:
+        wb.defined_names[name] = DefinedName(name, attr_text=reference)
+
+    return namer

@@ -1,0 +1,122 @@
+"""Writing rows to a write-only worksheet while remembering each formula's cached value.
+
+openpyxl writes formulas with an empty value; ``cache.inject`` later fills in the values
+recorded here, in the order the formula cells were written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from copy import copy
+from typing import Any
+
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+
+from planner.expr import Value
+from planner.workbook import styles
+
+
+class Formula:
+    """A formula to write with the value Python computed for it."""
+
+    __slots__ = ("text", "cached", "number_format", "style")
+
+    def __init__(self, text: str, cached: Value, number_format: str = "General",
+                 style: str = styles.FORMULA) -> None:
+        self.text = text if text.startswith("=") else "=" + text
+        self.cached = cached
+        self.number_format = number_format
+        self.style = style
+
+
+class Input:
+    """An editable value: styled as an input and unlocked."""
+
+    __slots__ = ("value", "number_format")
+
+    def __init__(self, value: Any, number_format: str = "General") -> None:
+        self.value = value
+        self.number_format = number_format
+
+
+class Styled:
+    """A plain value (text or number) in a given style; text is never a formula."""
+
+    __slots__ = ("value", "style", "number_format")
+
+    def __init__(self, value: Any, style: str = styles.TEXT, number_format: str = "General"):
+        self.value = value
+        self.style = style
+        self.number_format = number_format
+
+
+Cell = Formula | Input | Styled | str | int | float | bool | None
+
+
+def _text_cell(ws: WriteOnlyWorksheet, value: str, style: str) -> WriteOnlyCell:
+    cell = WriteOnlyCell(ws, value=value)
+    if value.startswith("="):  # catalog text is data, never a formula
+        cell.data_type = "s"
+        cell.quotePrefix = True
+    cell.style = style
+    return cell
+
+
+class SheetWriter:
+    """Appends rows and keeps the cached values of formula cells in writing order."""
+
+    def __init__(self, ws: WriteOnlyWorksheet) -> None:
+        self.ws = ws
+        self.cached: list[Value] = []
+        self.row = 0
+        self._styles: dict[tuple[str, str], Any] = {}
+
+    def _style(self, cell: WriteOnlyCell, style: str, number_format: str) -> None:
+        """Apply a named style and number format; resolved once per combination, since
+        openpyxl's own lookup per cell dominates the time of large grids."""
+        key = (style, number_format)
+        if key not in self._styles:
+            proto = WriteOnlyCell(self.ws)
+            proto.style = style
+            proto.number_format = number_format
+            self._styles[key] = proto._style
+        cell._style = copy(self._styles[key])
+
+    @property
+    def title(self) -> str:
+        return str(self.ws.title)
+
+    def append(self, cells: Sequence[Cell]) -> int:
+        out: list[Any] = []
+        for c in cells:
+            if isinstance(c, Formula):
+                cell = WriteOnlyCell(self.ws, value=c.text)
+                self._style(cell, c.style, c.number_format)
+                self.cached.append(c.cached)
+            elif isinstance(c, Input):
+                style = styles.INPUT_TEXT if isinstance(c.value, str) else styles.INPUT
+                cell = (_text_cell(self.ws, c.value, style) if isinstance(c.value, str)
+                        else WriteOnlyCell(self.ws, value=c.value))
+                self._style(cell, style, c.number_format)
+            elif isinstance(c, Styled):
+                if isinstance(c.value, str):
+                    cell = _text_cell(self.ws, c.value, c.style)
+                else:
+                    cell = WriteOnlyCell(self.ws, value=c.value)
+                    cell.style = c.style
+                cell.number_format = c.number_format
+            elif isinstance(c, str):
+                cell = _text_cell(self.ws, c, styles.TEXT)
+            else:
+                cell = c
+            out.append(cell)
+        self.ws.append(out)
+        self.row += 1
+        return self.row
+
+    def widths(self, widths: Sequence[float]) -> None:
+        """Column widths; must come before the first row (write-only worksheets)."""
+        for i, w in enumerate(widths, start=1):
+            self.ws.column_dimensions[get_column_letter(i)].width = w

@@ -1,0 +1,74 @@
+"""Cell styles and number formats: inputs look like inputs (finance convention: blue text on
+a light fill, unlocked), formulas are black, links to other sheets are green."""
+
+from __future__ import annotations
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
+
+INPUT = "planner_input"
+INPUT_TEXT = "planner_input_text"
+FORMULA = "planner_formula"
+LINK = "planner_link"
+HEADER = "planner_header"
+TEXT = "planner_text"
+TITLE = "planner_title"
+NOTE = "planner_note"
+
+INPUT_FILL = "FFF2CC"
+BAD_FILL = "F8CBAD"
+COMPUTE_FILL = "FCE4D6"
+MEMORY_FILL = "DDEBF7"
+
+# Number formats by Quantity.display; bytes stay bytes in the cell and show as decimal GB
+# (each trailing comma divides the display by 1000).
+NUMBER_FORMATS = {
+    "bytes": '#,##0.00,,," GB"',
+    "seconds": '0.000000" s"',
+    "usd": '"$"#,##0.00',
+    "rate": "0.00E+00",
+    "ratio": "0.000",
+    "plain": "#,##0.00",
+    "int": "#,##0",
+    "flop": "0.00E+00",
+}
+
+
+def number_format(display: str, kind: str, unit: str) -> str:
+    if kind == "int":
+        return NUMBER_FORMATS["int"]
+    if kind in ("bool", "text"):
+        return "General"
+    if unit in ("FLOP", "FLOP/s", "B/s"):
+        return NUMBER_FORMATS["flop"]
+    return NUMBER_FORMATS.get(display, NUMBER_FORMATS["plain"])
+
+
+def header_text(label: str, unit: str, display: str = "plain") -> str:
+    if display == "bytes":
+        return f"{label} [bytes, shown in GB]"
+    return f"{label} [{unit}]" if unit else label
+
+
+def register(wb: Workbook) -> None:
+    thin = Side(style="thin", color="BFBFBF")
+    styles = [
+        NamedStyle(INPUT, font=Font(color="0000FF"), fill=PatternFill("solid", fgColor=INPUT_FILL),
+                   border=Border(bottom=thin, top=thin, left=thin, right=thin),
+                   protection=Protection(locked=False)),
+        NamedStyle(INPUT_TEXT, font=Font(color="0000FF"),
+                   fill=PatternFill("solid", fgColor=INPUT_FILL),
+                   border=Border(bottom=thin, top=thin, left=thin, right=thin),
+                   alignment=Alignment(wrap_text=False), protection=Protection(locked=False)),
+        NamedStyle(FORMULA, font=Font(color="000000")),
+        NamedStyle(LINK, font=Font(color="00804D")),
+        NamedStyle(HEADER, font=Font(bold=True, color="FFFFFF"),
+                   fill=PatternFill("solid", fgColor="305496"),
+                   alignment=Alignment(wrap_text=True, vertical="top")),
+        NamedStyle(TEXT, alignment=Alignment(wrap_text=False, vertical="top")),
+        NamedStyle(TITLE, font=Font(bold=True, size=14, color="1F3864")),
+        NamedStyle(NOTE, font=Font(italic=True, color="595959"),
+                   alignment=Alignment(wrap_text=False)),
+    ]
+    for style in styles:
+        wb.add_named_style(style)

@@ -1,0 +1,349 @@
+"""Every malformed input is reported naming the file, line and field, never as a traceback.
+
+Each malformed catalog is a valid entry copied from the shipped catalogs with one thing broken,
+so a failure here means the message is wrong, not that the test's YAML is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.cli import cli
+from planner.errors import PlannerError
+
+FOLDER = object()  # content of a case whose path is a folder instead of a file
+
+
+def _entry(path: Path, entry_id: str) -> str:
+    """The text of one shipped entry: its id line up to the next blank line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"  {entry_id}:")
+    end = lines.index("", start)
+    return "\n".join(lines[start:end])
+
+
+LLAMA = _entry(DEFAULT_MODELS, "llama-3.1-8b")
+MIXTRAL = _entry(DEFAULT_MODELS, "mixtral-8x7b")
+GEMMA = _entry(DEFAULT_MODELS, "gemma-2-9b")  # sliding_window and layer_types
+DEEPSEEK = _entry(DEFAULT_MODELS, "deepseek-v3")  # MLA
+A100 = _entry(DEFAULT_GPUS, "a100-40gb-sxm")
+
+
+def models(*entries: str) -> str:
+    return "models:\n" + "\n\n".join(entries) + "\n"
+
+
+def gpus(*entries: str) -> str:
+    return "gpus:\n" + "\n\n".join(entries) + "\n"
+
+
+def edit(text: str, old: str, new: str) -> str:
+    """Replace the one occurrence of `old`, so that a changed catalog fails loudly here."""
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
+    return text.replace(old, new)
+
+
+@dataclass(frozen=True)
+class Bad:
+    """A malformed catalog file and what its message must say."""
+
+    content: str | bytes | object | None  # None: no file at all; FOLDER: a folder
+    expect: tuple[str, ...]  # each must appear in the message
+    line: str | None = None  # the message names the (last) line holding this text
+    section: str = "models"
+    absent: tuple[str, ...] = ()  # each must not appear in the message
+
+
+CATALOG_CASES: dict[str, Bad] = {
+    # The file as a whole.
+    "yaml-syntax": Bad(models(edit(LLAMA, "hidden_size: 4096", "hidden_size: 4096: 1")),
+                       ("YAML syntax error", "mapping values are not allowed", "column 22"),
+                       "hidden_size: 4096: 1"),
+    "tab-indentation": Bad(models(edit(LLAMA, "    hidden_size", "\thidden_size")),
+                           ("YAML syntax error", "column 1", "spaces, not tab characters"),
+                           "\thidden_size"),
+    "empty-file": Bad("", ("is empty", "top-level 'models:'")),
+    "whitespace-only": Bad("\n   \n\n", ("is empty",)),
+    "comments-only": Bad("# models:\n#   llama-3.1-8b:\n\n    # nothing here\n", ("is empty",)),
+    "binary-file": Bad(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", ("binary file",)),
+    "missing-file": Bad(None, ("file not found",)),
+    "folder": Bad(FOLDER, ("is a folder, not a file",)),
+    "not-utf8": Bad(models(edit(LLAMA, '"Llama 3.1 8B"', '"Llama 3.1 8B caf\xe9"'))
+                    .encode("latin-1"), ("not valid UTF-8",), "Llama 3.1 8B caf"),
+    "control-character": Bad(models(edit(LLAMA, "hidden_size: 4096", "hidden_size: 40\x0796")),
+                             ("control character U+0007", "column 20"), "hidden_size: 40"),
+    "no-models-key": Bad("model:\n" + LLAMA + "\n",
+                         ("expected a top-level 'models:' mapping", "['model']"), "model:"),
+    "models-is-a-list": Bad("models:\n  - llama-3.1-8b\n",
+                            ("field 'models'", "'models' must map ids to entries"), "models:"),
+    "models-is-empty": Bad("models:\n", ("'models' must map ids to entries",), "models:"),
+    "top-level-scalar": Bad("llama-3.1-8b\n", ("expected a top-level 'models:'", "found str")),
+    "gpu-file-as-models": Bad(gpus(A100), ("top-level 'models:'", "['gpus']"), "gpus:"),
+    # YAML features the catalogs do not use.
+    "duplicate-model-id": Bad(models(LLAMA, LLAMA),
+                              ("duplicate key 'llama-3.1-8b'", "first defined on line 2"),
+                              "  llama-3.1-8b:"),
+    "duplicate-field": Bad(models(edit(LLAMA, "    hidden_size: 4096",
+                                       "    hidden_size: 4096\n    hidden_size: 4096")),
+                           ("duplicate key 'hidden_size'", "first defined on line"),
+                           "hidden_size: 4096", absent=("entry 'hidden_size'",)),
+    "null-key": Bad(models(LLAMA + "\n    null: 1"), ("key None is not a name",), "null: 1"),
+    "bad-tagged-value": Bad(models(edit(LLAMA, "hidden_size: 4096", "hidden_size: !!int abc")),
+                            ("cannot read 'abc' as int",), "!!int abc"),
+    "unknown-tag": Bad(models(edit(LLAMA, "hidden_size: 4096", "hidden_size: !big 4096")),
+                       ("unsupported YAML tag '!big'",), "!big 4096"),
+    "python-tag": Bad(models(edit(LLAMA, "hidden_size: 4096",
+                                  "hidden_size: !!python/object/apply:os.getpid []")),
+                      ("unsupported YAML tag", "python/object/apply:os.getpid"), "os.getpid"),
+    "merge-key": Bad("shared: &shared {vocab_size: 128256}\n"
+                     + models(edit(LLAMA, "    vocab_size: 128256", "    <<: *shared")),
+                     ("merge keys (<<) are not supported",), "<<: *shared"),
+    "recursive-alias": Bad("loop: &loop [*loop]\n" + models(LLAMA),
+                           ("alias (*name) refers to a value that contains it",), "loop:"),
+    # Entries and ids.
+    "entry-not-a-mapping": Bad(models("  llama-3.1-8b:"),
+                               ("entry 'llama-3.1-8b'", "must be a mapping of fields, got None"),
+                               "llama-3.1-8b:"),
+    "id-upper-case": Bad(models(edit(LLAMA, "  llama-3.1-8b:", "  Llama-3.1-8B:")),
+                         ("entry 'Llama-3.1-8B'", "lower-case", "e.g. 'llama-3.1-8b'"),
+                         "Llama-3.1-8B:"),
+    "id-with-spaces": Bad(models(edit(LLAMA, "  llama-3.1-8b:", "  llama 3.1 8b:")),
+                          ("entry 'llama 3.1 8b'", "lower-case", "e.g. 'llama-3.1-8b'"),
+                          "llama 3.1 8b:"),
+    # Fields.
+    "unknown-field": Bad(models(edit(LLAMA, "num_key_value_heads:", "num_key_value_head:")),
+                         ("field 'num_key_value_head'", "unknown field",
+                          "did you mean 'num_key_value_heads'?"), "num_key_value_head:"),
+    "missing-source": Bad(models(edit(LLAMA, LLAMA.splitlines()[2] + "\n", "")),
+                          ("entry 'llama-3.1-8b'", "field 'source'", "required field is missing"),
+                          "llama-3.1-8b:"),
+    "missing-num-hidden-layers": Bad(models(edit(LLAMA, "    num_hidden_layers: 32\n", "")),
+                                     ("entry 'llama-3.1-8b'", "field 'num_hidden_layers'",
+                                      "required field is missing", "hint: add num_hidden_layers"),
+                                     "llama-3.1-8b:"),
+    "string-for-number": Bad(models(edit(LLAMA, "hidden_size: 4096", "hidden_size: 4k")),
+                             ("field 'hidden_size'", "must be a number, got '4k'"), "4k"),
+    "quoted-number": Bad(models(edit(LLAMA, "hidden_size: 4096", 'hidden_size: "4096"')),
+                         ("field 'hidden_size'", "must be a number, got '4096'"), '"4096"'),
+    "bool-for-number": Bad(models(edit(LLAMA, "num_hidden_layers: 32", "num_hidden_layers: yes")),
+                           ("field 'num_hidden_layers'", "must be a number, got True"),
+                           "num_hidden_layers: yes"),
+    "negative": Bad(models(edit(LLAMA, "vocab_size: 128256", "vocab_size: -128256")),
+                    ("field 'vocab_size'", "must not be negative, got -128256"), "-128256"),
+    "zero": Bad(models(edit(LLAMA, "num_hidden_layers: 32", "num_hidden_layers: 0")),
+                ("field 'num_hidden_layers'", "must be greater than 0, got 0"),
+                "num_hidden_layers: 0"),
+    "infinite": Bad(models(edit(LLAMA, "params: 8030000000", "params: .inf")),
+                    ("field 'params'", "is infinite"), "params: .inf"),
+    "nan": Bad(models(edit(LLAMA, "params: 8030000000", "params: .nan")),
+               ("field 'params'", "is NaN"), "params: .nan"),
+    "float-for-int": Bad(models(edit(LLAMA, "num_hidden_layers: 32", "num_hidden_layers: 32.5")),
+                         ("field 'num_hidden_layers'", "must be a whole number, got 32.5"),
+                         "num_hidden_layers: 32.5"),
+    "text-expected": Bad(models(edit(LLAMA, LLAMA.splitlines()[1], "    name: 8")),
+                         ("field 'name'", "must be text, got 8"), "name: 8"),
+    "bool-expected": Bad(models(edit(LLAMA, "tie_word_embeddings: false",
+                                     'tie_word_embeddings: "yes"')),
+                         ("field 'tie_word_embeddings'", "must be true or false, got 'yes'"),
+                         "tie_word_embeddings:"),
+    # Shapes that cannot be right.
+    "heads-not-divisible-by-kv": Bad(models(edit(LLAMA, "num_key_value_heads: 8",
+                                                 "num_key_value_heads: 5")),
+                                     ("field 'num_key_value_heads'",
+                                      "32 attention heads are not divisible by 5 KV heads"),
+                                     "num_key_value_heads: 5"),
+    "hidden-not-divisible-by-heads": Bad(models(edit(LLAMA, "hidden_size: 4096",
+                                                     "hidden_size: 4100")),
+                                         ("field 'hidden_size'",
+                                          "hidden_size 4100 is not divisible by 32 heads"),
+                                         "hidden_size: 4100"),
+    "layer-types-wrong-length": Bad(models(LLAMA + "\n    layer_types: [full_attention]"),
+                                    ("field 'layer_types'",
+                                     "lists 1 layers but num_hidden_layers is 32"),
+                                    "layer_types:"),
+    "layer-types-unknown-kind": Bad(models(LLAMA + "\n    layer_types: [full_attention, "
+                                           "global_attention]"),
+                                    ("field 'layer_types'", "layer 1 has type 'global_attention'",
+                                     "sliding_attention"), "layer_types:"),
+    "layer-types-not-a-list": Bad(models(LLAMA + "\n    layer_types: full_attention"),
+                                  ("field 'layer_types'", "must be a list"), "layer_types:"),
+    "sliding-without-window": Bad(models(edit(GEMMA, "    sliding_window: 4096\n", "")),
+                                  ("entry 'gemma-2-9b'", "field 'layer_types'",
+                                   "sliding_attention layers but no sliding_window"),
+                                  "layer_types:"),
+    "moe-top-k-above-experts": Bad(models(edit(MIXTRAL, "num_experts_per_tok: 2",
+                                               "num_experts_per_tok: 9")),
+                                   ("entry 'mixtral-8x7b'", "field 'num_experts_per_tok'",
+                                    "between 1 and 8"), "num_experts_per_tok: 9"),
+    "active-above-total": Bad(models(edit(MIXTRAL, "active_params: 12900000000",
+                                          "active_params: 129000000000")),
+                              ("field 'active_params'", "exceeds params"), "active_params:"),
+    "mla-incomplete": Bad(models(edit(DEEPSEEK, "    v_head_dim: 128", "")),
+                          ("entry 'deepseek-v3'", "field 'kv_lora_rank'", "needs v_head_dim"),
+                          "kv_lora_rank:"),
+    # GPU catalog.
+    "gpu-missing-price-date": Bad(gpus(edit(A100, '    price_date: "2024-12"\n', "")),
+                                  ("entry 'a100-40gb-sxm'", "field 'price_date'",
+                                   "required field is missing"), "a100-40gb-sxm:", "gpus"),
+    "gpu-bad-price-date": Bad(gpus(edit(A100, '"2024-12"', '"Dec 2024"')),
+                              ("field 'price_date'", "must be a date YYYY-MM, got 'Dec 2024'"),
+                              "price_date:", "gpus"),
+    "gpu-price-month-13": Bad(gpus(edit(A100, '"2024-12"', '"2024-13"')),
+                              ("field 'price_date'", "got '2024-13'"), "price_date:", "gpus"),
+    "gpu-impossible-date": Bad(gpus(edit(A100, '"2024-12"', "2024-12-41")),
+                               ("cannot read '2024-12-41' as timestamp",), "price_date:", "gpus"),
+    "gpu-fractional-gpus-per-node": Bad(gpus(edit(A100, "gpus_per_node: 8", "gpus_per_node: 8.5")),
+                                        ("field 'gpus_per_node'", "whole number, got 8.5"),
+                                        "gpus_per_node:", "gpus"),
+    "gpu-memory-with-unit": Bad(gpus(edit(A100, "memory_gb: 40", "memory_gb: 40 GB")),
+                                ("field 'memory_gb'", "must be a number, got '40 GB'"),
+                                "memory_gb:", "gpus"),
+    "model-file-as-gpus": Bad(models(LLAMA), ("top-level 'gpus:'", "['models']"), "models:",
+                              "gpus"),
+}
+
+ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "unknown-model": (["--model", "llama-3-8b"],
+                      ("--model llama-3-8b", "unknown model", "did you mean 'llama-3.1-8b'?")),
+    "empty-model": (["--model", ""], ("unknown model", "known: ", "llama-3.1-8b")),
+    "unknown-gpu": (["--gpu", "h100-sxm5"],
+                    ("--gpu h100-sxm5", "unknown GPU", "did you mean 'h100-sxm'?")),
+    "unknown-weights": (["--weights", "fp7"],
+                        ("--weights fp7", "unknown weight format", "did you mean 'fp8'?")),
+    "unknown-kv": (["--kv", "int3"], ("--kv int3", "unknown KV-cache format")),
+    "context-zero": (["--context", "0"], ("--context 0", "whole number greater than 0")),
+    "batch-negative": (["--batch", "-1"], ("--batch -1", "whole number greater than 0")),
+    "prompt-zero": (["--prompt", "0"], ("--prompt 0", "whole number greater than 0")),
+    "tp-zero": (["--tp", "0"], ("--tp 0", "whole number greater than 0")),
+    "tp-not-dividing-heads": (["--tp", "3"], ("--tp 3", "llama-3.1-8b has 32 attention heads",
+                                              "use one of 1, 2, 4, 8, 16, 32")),
+    "tp-not-dividing-kv-heads": (["--model", "mixtral-8x22b", "--tp", "6"],
+                                 ("--tp 6", "mixtral-8x22b has 8 KV heads")),
+    "tp-not-a-number": (["--tp", "abc"], ("Invalid value for '--tp'", "'abc'")),
+    "set-unknown-name": (["--set", "gpu_memory_utilisation=0.8"],
+                         ("--set gpu_memory_utilisation", "unknown assumption",
+                          "did you mean 'gpu_memory_utilization'?")),
+    "set-out-of-range": (["--set", "gpu_memory_utilization=1.5"],
+                         ("--set gpu_memory_utilization=1.5", "out of range",
+                          "between 0.05 and 1")),
+    "set-not-a-number": (["--set", "gpu_memory_utilization=abc"],
+                         ("--set gpu_memory_utilization=abc", "not a number")),
+    "set-nan": (["--set", "bandwidth_efficiency=nan"],
+                ("--set bandwidth_efficiency=nan", "finite")),
+    "set-bad-choice": (["--set", "memory_basis=foo"],
+                       ("--set memory_basis=foo", "must be one of reported, marketed")),
+    "set-without-equals": (["--set", "gpu_memory_utilization"],
+                           ("--set gpu_memory_utilization:", "expected NAME=VALUE")),
+    "set-format-bytes": (["--set", "bytes_per_param_fp8=9"],
+                         ("--set bytes_per_param_fp8=9", "at most 8")),
+}
+
+
+def _error(args: list[str]) -> str:
+    """Run the CLI in-process; return the message a user would see, checking it failed cleanly."""
+    result = CliRunner().invoke(cli, args)
+    exc = result.exception
+    if exc is not None and not isinstance(exc, PlannerError | SystemExit):
+        pytest.fail("".join(traceback.format_exception(*result.exc_info)))  # type: ignore[misc]
+    assert result.exit_code != 0, result.output
+    message = str(exc) if isinstance(exc, PlannerError) else result.output
+    assert "Traceback" not in message and "Traceback" not in result.output
+    return message
+
+
+def _line_number(content: str | bytes, marker: str) -> int:
+    text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+    numbers = [i for i, line in enumerate(text.splitlines(), 1) if marker in line]
+    assert numbers, f"{marker!r} is on no line of the case"
+    return numbers[-1]
+
+
+def _write(path: Path, content: str | bytes | object | None) -> None:
+    if content is FOLDER:
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+
+
+def test_cases_start_from_valid_entries(tmp_path: Path) -> None:
+    """The unbroken entries load and compute, so each case's error comes from its one change."""
+    model_file, gpu_file = tmp_path / "models.yaml", tmp_path / "gpus.yaml"
+    model_file.write_text(models(LLAMA, MIXTRAL, GEMMA, DEEPSEEK), encoding="utf-8")
+    gpu_file.write_text(gpus(A100), encoding="utf-8")
+    for model in ("llama-3.1-8b", "mixtral-8x7b", "gemma-2-9b", "deepseek-v3"):
+        result = CliRunner().invoke(cli, ["calc", "--model", model, "--gpu", "a100-40gb-sxm",
+                                          "--models", str(model_file), "--gpus", str(gpu_file)])
+        assert result.exit_code == 0, (model, result.output, result.exception)
+
+
+@pytest.mark.parametrize("case", list(CATALOG_CASES.values()), ids=list(CATALOG_CASES))
+def test_malformed_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / f"{case.section}.yaml"
+    _write(path, case.content)
+    message = _error(["calc", "--model", "llama-3.1-8b", "--gpu", "a100-40gb-sxm",
+                      f"--{case.section}", str(path)])
+    assert message.startswith(str(path)), message
+    for fragment in case.expect:
+        assert fragment in message, f"{fragment!r} not in:\n{message}"
+    for fragment in case.absent:
+        assert fragment not in message, f"{fragment!r} in:\n{message}"
+    if case.line is not None:
+        assert isinstance(case.content, str | bytes)
+        number = _line_number(case.content, case.line)
+        assert re.search(rf"\bline {number}\b", message), f"line {number} not in:\n{message}"
+
+
+@pytest.mark.parametrize("args, expect", list(ARGUMENT_CASES.values()), ids=list(ARGUMENT_CASES))
+def test_bad_argument_is_reported(args: list[str], expect: tuple[str, ...]) -> None:
+    defaults = {"--model": "llama-3.1-8b", "--gpu": "h100-sxm"}
+    for option, value in defaults.items():
+        if option not in args:
+            args = [*args, option, value]
+    message = _error(["calc", *args])
+    for fragment in expect:
+        assert fragment in message, f"{fragment!r} not in:\n{message}"
+
+
+def _planner(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
+    return subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("name", ["yaml-syntax", "missing-file", "bad-tagged-value",
+                                  "recursive-alias", "gpu-impossible-date"])
+def test_real_entry_point_exits_1_without_traceback(tmp_path: Path, name: str) -> None:
+    case = CATALOG_CASES[name]
+    path = tmp_path / f"{case.section}.yaml"
+    _write(path, case.content)
+    done = _planner("calc", "--model", "llama-3.1-8b", "--gpu", "a100-40gb-sxm",
+                    f"--{case.section}", str(path))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"Error: {path}"), done.stderr
+    assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("args, expect, code", [
+    (["--model", "llama-3-8b"], "did you mean 'llama-3.1-8b'?", 1),
+    (["--model", "llama-3.1-8b", "--tp", "3"], "--tp 3", 1),
+    (["--model", "llama-3.1-8b", "--set", "gpu_memory_utilization=1.5"], "out of range", 1),
+    (["--model", "llama-3.1-8b", "--tp", "abc"], "Invalid value for '--tp'", 2),
+], ids=["unknown-model", "tp-3", "set-out-of-range", "tp-not-a-number"])
+def test_real_entry_point_rejects_arguments(args: list[str], expect: str, code: int) -> None:
+    done = _planner("calc", "--gpu", "h100-sxm", *args)
+    assert done.returncode == code, done.stderr
+    assert expect in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
