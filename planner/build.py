@@ -20,10 +20,14 @@ def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path
 
     started = time.perf_counter()
     plan = build_plan(models_path, gpus_path, grid_path, overrides, progress)
-    workbook = out_dir / WORKBOOK_NAME
-    targets = {workbook: lambda p: write_workbook(plan, p, progress)}
+    counts: dict[str, int] = {}
+
+    def workbook_writer(path: Path) -> None:
+        counts["formula_cells"] = write_workbook(plan, path, progress)
+
+    targets = {out_dir / WORKBOOK_NAME: workbook_writer}
     write_atomically(targets)
-    formula_cells = len(plan.rows) * 41
+    formula_cells = counts["formula_cells"]
     return {
         "files": [str(p) for p in targets],
         "rows": len(plan.rows),

@@ -42,8 +42,8 @@ SHEET_ORDER = [ABOUT, CAPACITY, CHARTS, GRID, ASSUMPTIONS, FORMATS, MODELS, GPUS
 
 
 def write_workbook(plan: Plan, path: Path,
-                   progress: Callable[[str, int, int], None] | None = None) -> None:
-    """Write the workbook to `path` (callers make it atomic)."""
+                   progress: Callable[[str, int, int], None] | None = None) -> int:
+    """Write the workbook to `path` (callers make it atomic); returns the formula-cell count."""
     wb = Workbook(write_only=True)
     styles.register(wb)
     writers = {title: SheetWriter(wb.create_sheet(title)) for title in SHEET_ORDER}
@@ -67,3 +67,4 @@ def write_workbook(plan: Plan, path: Path,
         if progress:
             progress("caching values", 0, 1)
         inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached})
+    return sum(len(w.cached) for w in writers.values())
