@@ -16,6 +16,7 @@ HTML_NAME = "capacity-plan.html"
 def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
               overrides: Mapping[str, float | str], progress: Progress | None = None
               ) -> dict[str, object]:
+    from planner.html_report import write_html
     from planner.workbook import write_workbook
 
     started = time.perf_counter()
@@ -25,7 +26,8 @@ def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path
     def workbook_writer(path: Path) -> None:
         counts["formula_cells"] = write_workbook(plan, path, progress)
 
-    targets = {out_dir / WORKBOOK_NAME: workbook_writer}
+    targets = {out_dir / WORKBOOK_NAME: workbook_writer,
+               out_dir / HTML_NAME: lambda p: write_html(plan, p)}
     write_atomically(targets)
     formula_cells = counts["formula_cells"]
     return {

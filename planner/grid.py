@@ -160,6 +160,25 @@ def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Cat
     return View(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
 
+def _skip_reason(grid: Grid, models: Catalog, gpus: Catalog, model_id: str, gpu_id: str,
+                 tp: int) -> str | None:
+    if tp_problem(models.entries[model_id], tp):
+        return "TP does not shard the model"
+    if tp > gpus.entries[gpu_id].number("gpus_per_node"):
+        return "TP exceeds GPUs per node"
+    return None
+
+
+def count_valid(grid: Grid, models: Catalog, gpus: Catalog) -> int:
+    """Rows `expand` yields, counted without expanding (validity depends on model, GPU, TP)."""
+    a = grid.axes
+    per_triple = (len(a["weights"]) * len(a["kv"]) * len(a["context"]) * len(a["batch"])
+                  * len(a["prompt"]))
+    triples = sum(1 for m, g, tp in itertools.product(a["models"], a["gpus"], a["tp"])
+                  if _skip_reason(grid, models, gpus, m, g, tp) is None)
+    return triples * per_triple
+
+
 def expand(grid: Grid, models: Catalog, gpus: Catalog) -> Iterator[Scenario]:
     """Every valid configuration, in a stable order; counts what it skips and why."""
     grid.skipped = {"TP does not shard the model": 0, "TP exceeds GPUs per node": 0}
@@ -167,10 +186,8 @@ def expand(grid: Grid, models: Catalog, gpus: Catalog) -> Iterator[Scenario]:
     for model_id, gpu_id, weights, kv, tp, context, batch, prompt in itertools.product(
             a["models"], a["gpus"], a["weights"], a["kv"], a["tp"], a["context"], a["batch"],
             a["prompt"]):
-        if tp_problem(models.entries[model_id], tp):
-            grid.skipped["TP does not shard the model"] += 1
-            continue
-        if tp > gpus.entries[gpu_id].number("gpus_per_node"):
-            grid.skipped["TP exceeds GPUs per node"] += 1
+        reason = _skip_reason(grid, models, gpus, model_id, gpu_id, tp)
+        if reason:
+            grid.skipped[reason] += 1
             continue
         yield Scenario(model_id, gpu_id, weights, kv, tp, context, batch, prompt)

@@ -15,7 +15,7 @@ from planner.assumptions import resolve
 from planner.calc import ModelEnv, RowEnv, Scenario, check_scenario
 from planner.catalog import Catalog, load_gpus, load_models
 from planner.errors import GridTooLargeError
-from planner.grid import EXCEL_MAX_ROWS, Grid, View, expand, load_grid
+from planner.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, expand, load_grid
 
 Progress = Callable[[str, int, int], None]
 
@@ -52,8 +52,7 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
     grid = load_grid(grid_path, models, gpus)
     limit = EXCEL_MAX_ROWS - header_rows
     if grid.size() > limit:
-        # count the valid rows only when the raw product is too large
-        valid = sum(1 for _ in expand(grid, models, gpus))
+        valid = count_valid(grid, models, gpus)
         if valid > limit:
             raise GridTooLargeError(
                 f"{grid.path}: the grid expands to {valid:,} configurations, more than the "

@@ -1,0 +1,731 @@
+"""The HTML summary: one self-contained page that procurement can attach to a purchase request.
+
+Everything a reader sees is chosen and computed here, as plain values and pre-formatted text;
+the Jinja templates in ``templates/`` only lay it out (autoescaped, StrictUndefined, no
+arithmetic). Every number is a quantity's Python value, the one the workbook caches, formatted
+by :func:`planner.display.value_text`. Charts are inline SVG from :mod:`planner.svgcharts`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from planner.assumptions import ASSUMPTIONS
+from planner.calc import RowEnv, Scenario, tp_problem
+from planner.catalog import PROJECT_ROOT, Entry
+from planner.display import value_text
+from planner.expr import Expr
+from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.plan import Plan
+from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES
+from planner.svgcharts import Band, Series, bar_chart, format_si, line_chart
+
+TEMPLATE_DIR = PROJECT_ROOT / "templates"
+TEMPLATE_NAME = "capacity-plan.html.j2"
+MAX_CAPACITY_TABLES = 8
+CHART_CONCURRENCY = tuple(2**i for i in range(10))  # 1 .. 512
+MAX_COST_BARS = 16
+VIEW_WHY = "the view selection in the grid file"
+
+Key = tuple[str, str, str, str, int, int, int, int]
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting: every number goes through value_text, so the page shows the workbook's values
+# --------------------------------------------------------------------------------------------
+
+def text(env: RowEnv, name: str) -> str:
+    """A quantity's value with its unit, exactly as the terminal and the page show it."""
+    return value_text(env.value(name), ROW_BY_NAME[name])
+
+
+def bare(env: RowEnv, name: str) -> str:
+    """The same text without the unit, for table cells whose header names the unit."""
+    quantity = ROW_BY_NAME[name]
+    return text(env, name).removesuffix(f" {quantity.unit}")
+
+
+def tokens_label(tokens: int) -> str:
+    """A context length as readers say it: 32768 -> "32K" (K = 1,024 tokens)."""
+    return format_si(tokens)
+
+
+def fmt_id(fmt: str) -> str:
+    return fmt.upper()
+
+
+def gpu_short(gpu: Entry) -> str:
+    vendor = gpu.text("vendor")
+    return gpu.name.removeprefix(f"{vendor} ") if vendor else gpu.name
+
+
+def replica_text(plan: Plan, s: Scenario) -> str:
+    return f"{s.tp} × {gpu_short(plan.gpus.entries[s.gpu])}"
+
+
+def formats_text(s: Scenario) -> str:
+    return f"{fmt_id(s.weights)} / {fmt_id(s.kv)}"
+
+
+def config_text(plan: Plan, s: Scenario) -> str:
+    return f"{replica_text(plan, s)}, {fmt_id(s.weights)} weights, {fmt_id(s.kv)} KV"
+
+
+def scenario_key(s: Scenario) -> str:
+    """The configuration columns of the workbook's Grid row, for tests and auditors."""
+    return "|".join(str(v) for v in (s.model, s.gpu, s.weights, s.kv, s.tp, s.context,
+                                      s.batch, s.prompt))
+
+
+# --------------------------------------------------------------------------------------------
+# Selection over the grid rows
+# --------------------------------------------------------------------------------------------
+
+def key_of(s: Scenario) -> Key:
+    return (s.model, s.gpu, s.weights, s.kv, s.tp, s.context, s.batch, s.prompt)
+
+
+def row_index(plan: Plan) -> dict[Key, RowEnv]:
+    return {key_of(env.scenario): env for env in plan.rows}
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def fitting(rows: Iterable[RowEnv]) -> list[RowEnv]:
+    return [env for env in rows if env.value("fits") is True
+            and is_number(env.value("cost_per_million_tokens"))]
+
+
+def cheapest(rows: Iterable[RowEnv]) -> RowEnv | None:
+    """The fitting row with the lowest cost per million tokens (fewest GPUs on a tie)."""
+    candidates = fitting(rows)
+    if not candidates:
+        return None
+    return min(candidates, key=lambda e: (float(e.value("cost_per_million_tokens")),  # type: ignore[arg-type]
+                                          e.scenario.tp))
+
+
+def grid_prompt(plan: Plan) -> int:
+    prompts = plan.grid.axes["prompt"]
+    return plan.view.prompt if plan.view.prompt in prompts else prompts[0]
+
+
+def headline_batch(plan: Plan) -> int:
+    return max(plan.grid.axes["batch"])
+
+
+def reference_context(plan: Plan) -> int:
+    """The grid context the per-model answers are chosen at: the view's, else the nearest."""
+    contexts = plan.grid.axes["context"]
+    return min(contexts, key=lambda c: (abs(c - plan.view.context), c))
+
+
+def rows_where(plan: Plan, model: str, **fields: object) -> list[RowEnv]:
+    prompt = grid_prompt(plan)
+    return [env for env in plan.rows if env.scenario.model == model
+            and env.scenario.prompt == prompt
+            and all(getattr(env.scenario, k) == v for k, v in fields.items())]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A model's headline configuration and how it was chosen."""
+
+    env: RowEnv
+    why: str
+
+
+def reference_row(plan: Plan, model: str) -> Reference | None:
+    """The cheapest configuration that fits the grid's largest batch at the reference context;
+    failing that, the largest batch that fits at the reference context, then at the longest
+    other context where anything fits; None when nothing in the grid fits."""
+    ref, batch = reference_context(plan), headline_batch(plan)
+    others = sorted((c for c in plan.grid.axes["context"] if c != ref), reverse=True)
+    for context in [ref, *others]:
+        for b in sorted(plan.grid.axes["batch"], reverse=True):
+            best = cheapest(rows_where(plan, model, batch=b, context=context))
+            if best is not None:
+                why = f"cheapest that fits {b} sequences of {tokens_label(context)} tokens"
+                if (b, context) != (batch, ref):
+                    why += f" (nothing fits {batch} of {tokens_label(ref)})"
+                return Reference(best, why)
+    return None
+
+
+def valid_env(plan: Plan, s: Scenario) -> RowEnv | None:
+    """Evaluate a configuration the grid would accept; None when TP cannot shard the model or
+    exceeds the GPU's scale-up domain."""
+    gpu = plan.gpus.entries[s.gpu]
+    if tp_problem(plan.models.entries[s.model], s.tp) or s.tp > gpu.number("gpus_per_node"):
+        return None
+    return plan.row_env(s)
+
+
+def view_scenario(plan: Plan, **changes: object) -> Scenario:
+    v = plan.view
+    base = dict(model=v.model, gpu=v.gpu, weights=v.weights, kv=v.kv, tp=v.tp,
+                context=v.context, batch=v.batch, prompt=v.prompt)
+    base.update(changes)
+    return Scenario(**base)  # type: ignore[arg-type]
+
+
+def with_load(s: Scenario, context: int, batch: int) -> Scenario:
+    return Scenario(s.model, s.gpu, s.weights, s.kv, s.tp, context, batch, s.prompt)
+
+
+# --------------------------------------------------------------------------------------------
+# Headline answers
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Answer:
+    """One model at one context: the cheapest configuration that fits, or why nothing does."""
+
+    context: str
+    key: str  # Grid configuration of the row shown ("" when nothing fits)
+    replica: str
+    formats: str
+    sequences: str
+    tokens_per_second: str
+    per_user: str
+    cost: str
+    fitting: str  # "12 of 30 configurations fit"
+    nothing_fits: str  # explanation when nothing fits, else ""
+
+
+@dataclass(frozen=True)
+class ModelAnswers:
+    id: str
+    name: str
+    answers: list[Answer]
+
+
+def _nothing_fits(plan: Plan, rows: list[RowEnv], batch: int, context: int) -> str:
+    most = max(rows, key=lambda e: int(e.value("max_sequences")), default=None)  # type: ignore[arg-type]
+    text = f"Nothing in the grid fits {batch} sequences of {tokens_label(context)} tokens"
+    if most is None or not most.value("max_sequences"):
+        return text + "; the weights do not fit any configuration."
+    return (text + f"; at most {bare(most, 'max_sequences')} on "
+            f"{config_text(plan, most.scenario)}.")
+
+
+def answer_at(plan: Plan, model: str, context: int) -> Answer:
+    batch = headline_batch(plan)
+    rows = rows_where(plan, model, batch=batch, context=context)
+    best = cheapest(rows)
+    count = f"{len(fitting(rows))} of {len(rows)}"
+    if best is None:
+        return Answer(tokens_label(context), "", "", "", "", "", "", "", count,
+                      _nothing_fits(plan, rows, batch, context))
+    return Answer(tokens_label(context), scenario_key(best.scenario),
+                  replica_text(plan, best.scenario), formats_text(best.scenario),
+                  text(best, "max_sequences"),
+                  text(best, "decode_tokens_per_second"),
+                  text(best, "tokens_per_second_per_sequence"),
+                  text(best, "cost_per_million_tokens"), count, "")
+
+
+def headline_answers(plan: Plan) -> list[ModelAnswers]:
+    return [ModelAnswers(m, plan.models.entries[m].name,
+                         [answer_at(plan, m, c) for c in sorted(plan.grid.axes["context"])])
+            for m in plan.grid.axes["models"]]
+
+
+# --------------------------------------------------------------------------------------------
+# Which GPU configurations fit
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FitCell:
+    text: str
+    status: str  # "fits" | "nofit" | "skipped"
+
+
+@dataclass(frozen=True)
+class FitRow:
+    id: str
+    name: str
+    cells: list[FitCell]
+
+
+def gpu_columns(plan: Plan) -> list[tuple[str, int]]:
+    """(GPU, TP) pairs of the grid that at least one row uses."""
+    used = {(env.scenario.gpu, env.scenario.tp) for env in plan.rows}
+    return [(g, tp) for g in plan.grid.axes["gpus"] for tp in sorted(plan.grid.axes["tp"])
+            if (g, tp) in used]
+
+
+def fit_cell(plan: Plan, model: str, gpu: str, tp: int) -> FitCell:
+    rows = rows_where(plan, model, gpu=gpu, tp=tp, batch=headline_batch(plan))
+    if not rows:
+        return FitCell("TP does not shard", "skipped")
+    for context in sorted(plan.grid.axes["context"], reverse=True):
+        fits = [e for e in fitting(rows) if e.scenario.context == context]
+        if fits:
+            order = {w: i for i, w in enumerate(plan.grid.axes["weights"])}
+            first = min(fits, key=lambda e: order[e.scenario.weights])
+            return FitCell(f"{tokens_label(context)} · {fmt_id(first.scenario.weights)}", "fits")
+    return FitCell("does not fit", "nofit")
+
+
+def fit_matrix(plan: Plan) -> tuple[list[str], list[FitRow]]:
+    columns = gpu_columns(plan)
+    headers = [f"{tp} × {gpu_short(plan.gpus.entries[g])}" for g, tp in columns]
+    rows = [FitRow(m, plan.models.entries[m].name, [fit_cell(plan, m, g, tp) for g, tp in columns])
+            for m in plan.grid.axes["models"]]
+    return headers, rows
+
+
+# --------------------------------------------------------------------------------------------
+# Capacity tables (context × concurrency) and sequences that fit
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CapacityCell:
+    tokens_per_second: str
+    per_user: str
+    fits: bool
+
+
+@dataclass(frozen=True)
+class CapacityRow:
+    context: str
+    sequences: str
+    cells: list[CapacityCell]
+
+
+@dataclass(frozen=True)
+class CapacityTable:
+    id: str
+    name: str
+    config: str
+    why: str
+    concurrency: list[str]
+    rows: list[CapacityRow]
+
+
+def capacity_row(plan: Plan, base: Scenario, context: int) -> CapacityRow:
+    envs = [plan.row_env(with_load(base, context, b)) for b in plan.view.concurrency]
+    cells = [CapacityCell(bare(e, "decode_tokens_per_second"),
+                          bare(e, "tokens_per_second_per_sequence"), e.value("fits") is True)
+             for e in envs]
+    return CapacityRow(tokens_label(context), bare(envs[0], "max_sequences"), cells)
+
+
+def capacity_table(plan: Plan, base: Scenario, why: str) -> CapacityTable:
+    return CapacityTable(base.model, plan.models.entries[base.model].name,
+                         config_text(plan, base), why,
+                         [str(b) for b in plan.view.concurrency],
+                         [capacity_row(plan, base, c) for c in plan.view.contexts])
+
+
+def spread_by_size(plan: Plan, models: list[str], count: int) -> list[str]:
+    """`count` models evenly spaced by total parameters, smallest to largest."""
+    if len(models) <= count:
+        return models
+    sized = sorted(models, key=lambda m: float(plan.row_env(
+        Scenario(m, plan.view.gpu)).model.value("params_total")))  # type: ignore[arg-type]
+    step = (len(sized) - 1) / max(count - 1, 1)
+    return [sized[round(i * step)] for i in range(count)]
+
+
+def capacity_intro(tables: list[CapacityTable]) -> str:
+    has_view = bool(tables) and tables[0].why == VIEW_WHY
+    others = len(tables) - has_view
+    spread = f"{others} model{'s' * (others != 1)} spanning the catalog's sizes"
+    lead = f"Shown for the view's model and {spread}" if has_view else f"Shown for {spread}"
+    return lead + "; the next table covers every model."
+
+
+def capacity_tables(plan: Plan) -> list[CapacityTable]:
+    tables: list[CapacityTable] = []
+    view_env = valid_env(plan, view_scenario(plan))
+    if view_env is not None:
+        tables.append(capacity_table(plan, view_env.scenario, VIEW_WHY))
+    references = {m: reference_row(plan, m) for m in plan.grid.axes["models"]
+                  if m != plan.view.model or view_env is None}
+    found = {m: r for m, r in references.items() if r is not None}
+    for m in spread_by_size(plan, list(found), MAX_CAPACITY_TABLES - len(tables)):
+        tables.append(capacity_table(plan, found[m].env.scenario, found[m].why))
+    return tables
+
+
+@dataclass(frozen=True)
+class SequencesCell:
+    text: str
+    fits: bool
+
+
+@dataclass(frozen=True)
+class SequencesRow:
+    id: str
+    name: str
+    config: str
+    note: str  # says so when the configuration is a fallback
+    sequences: list[SequencesCell]
+    crossover: str
+
+
+def sequences_row(plan: Plan, model: str) -> SequencesRow:
+    ref = reference_row(plan, model)
+    name = plan.models.entries[model].name
+    if ref is None:
+        return SequencesRow(model, name, "nothing in the grid fits", "",
+                            [SequencesCell("—", False) for _ in plan.view.contexts], "")
+    envs = [plan.row_env(with_load(ref.env.scenario, c, 1)) for c in plan.view.contexts]
+    cells = [SequencesCell(bare(e, "max_sequences"), e.value("fits") is True) for e in envs]
+    note = ref.why if "nothing fits" in ref.why else ""
+    return SequencesRow(model, name, config_text(plan, ref.env.scenario), note, cells,
+                        text(ref.env, "crossover_tokens"))
+
+
+def sequences_table(plan: Plan) -> list[SequencesRow]:
+    return [sequences_row(plan, m) for m in plan.grid.axes["models"]]
+
+
+# --------------------------------------------------------------------------------------------
+# Charts (inline SVG; they escape their own text)
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Chart:
+    svg: Markup
+    caption: str
+
+
+def sequences_chart(plan: Plan) -> Chart:
+    """Sequences that fit vs context, one line per grid GPU, at the view's model and formats."""
+    series, left_out = [], []
+    for gpu in plan.grid.axes["gpus"]:
+        envs = [valid_env(plan, view_scenario(plan, gpu=gpu, context=c, batch=1))
+                for c in plan.view.contexts]
+        if any(e is None for e in envs):
+            left_out.append(gpu_short(plan.gpus.entries[gpu]))
+            continue
+        points = [(float(c), _positive(e.value("max_sequences")))  # type: ignore[union-attr]
+                  for c, e in zip(plan.view.contexts, envs, strict=True)]
+        series.append(Series(gpu_short(plan.gpus.entries[gpu]), points))
+    v = plan.view
+    setup = (f"{v.tp} GPUs per replica, {fmt_id(v.weights)} weights, {fmt_id(v.kv)} KV cache, "
+             "one line per GPU.")
+    svg = line_chart(f"Sequences that fit vs context: {plan.models.entries[v.model].name}",
+                     "Context length [tokens]", "Sequences that fit [sequences]", series,
+                     log_x=True, log_y=True, x_ticks=[float(c) for c in v.contexts],
+                     description=f"How many sequences of each length the KV pool holds; {setup}")
+    caption = (f"{setup} A missing point means not even one sequence fits. "
+               + (f"Left out because {v.tp} GPUs exceed their scale-up domain or cannot shard "
+                  f"the model: {', '.join(left_out)}." if left_out else ""))
+    return Chart(Markup(svg), caption.strip())
+
+
+def _positive(value: object) -> float | None:
+    return float(value) if is_number(value) and float(value) > 0 else None  # type: ignore[arg-type]
+
+
+def bound_bands(envs: Sequence[RowEnv], xs: Sequence[int]) -> list[Band]:
+    """Shaded regions where decode is memory-bound or compute-bound, split halfway (in log
+    terms) between neighbouring concurrencies."""
+    bands: list[Band] = []
+    for i, (env, x) in enumerate(zip(envs, xs, strict=True)):
+        bound = str(env.value("decode_bound"))
+        lo = xs[0] if i == 0 else (xs[i - 1] * x) ** 0.5
+        hi = xs[-1] if i == len(xs) - 1 else (xs[i + 1] * x) ** 0.5
+        if bands and bands[-1].label.startswith(bound):
+            bands[-1] = Band(bands[-1].x_from, hi, bands[-1].label, bands[-1].shade)
+        else:
+            bands.append(Band(lo, hi, f"{bound}-bound", "a" if bound == "memory" else "b"))
+    return bands
+
+
+def _fit_split(envs: Sequence[RowEnv], quantity: str) -> tuple[Series, Series]:
+    """The curve where the batch fits, and its continuation (dashed) where it does not."""
+    fits: list[tuple[float, float | None]] = []
+    over: list[tuple[float, float | None]] = []
+    last_fit: tuple[float, float | None] | None = None
+    for env in envs:
+        point = (float(env.scenario.batch), _positive(env.value(quantity)))
+        if env.value("fits") is True:
+            fits.append(point)
+            last_fit = point
+        else:
+            if not over and last_fit is not None:
+                over.append(last_fit)
+            over.append(point)
+    return Series("fits in memory", fits), Series("does not fit (KV cache exceeds the pool)", over)
+
+
+def concurrency_chart(plan: Plan, quantity: str, title: str, y_label: str) -> Chart | None:
+    base = valid_env(plan, view_scenario(plan))
+    if base is None:
+        return None
+    envs = [plan.row_env(with_load(base.scenario, plan.view.context, b))
+            for b in CHART_CONCURRENCY]
+    series = [s for s in _fit_split(envs, quantity) if s.points]
+    bands = bound_bands(envs, CHART_CONCURRENCY)
+    setup = (f"{config_text(plan, base.scenario)}, {tokens_label(plan.view.context)} "
+             "tokens of context.")
+    svg = line_chart(f"{title}: {plan.models.entries[base.scenario.model].name}",
+                     "Concurrency [sequences]", y_label, series, log_x=True, log_y=True,
+                     bands=bands, x_ticks=[float(b) for b in CHART_CONCURRENCY],
+                     description=setup)
+    regions = "; ".join(f"{b.label} from {format_si(b.x_from)} to {format_si(b.x_to)} "
+                        "sequences" for b in bands)
+    caption = (f"{setup} Shaded: {regions}. At most {text(envs[0], 'max_sequences')} fit; "
+               "beyond that the line is dashed.")
+    return Chart(Markup(svg), caption)
+
+
+def cheapest_per_replica(rows: Iterable[RowEnv]) -> list[RowEnv]:
+    """For each GPU × TP, its cheapest fitting format; cheapest first."""
+    best: dict[tuple[str, int], RowEnv] = {}
+    for env in fitting(rows):
+        key = (env.scenario.gpu, env.scenario.tp)
+        best[key] = cheapest([best.get(key, env), env]) or env
+    return sorted(best.values(), key=lambda e: float(e.value("cost_per_million_tokens")))  # type: ignore[arg-type]
+
+
+def cost_chart(plan: Plan) -> Chart:
+    """Cost per million tokens of each GPU × TP (cheapest fitting format) for the view model."""
+    context, batch = reference_context(plan), headline_batch(plan)
+    rows = rows_where(plan, plan.view.model, context=context, batch=batch)
+    ranked = cheapest_per_replica(rows)
+    bars = [(f"{replica_text(plan, e.scenario)} · {formats_text(e.scenario)}",
+             float(e.value("cost_per_million_tokens")))  # type: ignore[arg-type]
+            for e in ranked[:MAX_COST_BARS]]
+    quantity = ROW_BY_NAME["cost_per_million_tokens"]
+    setup = (f"{batch} sequences of {tokens_label(context)} tokens; each GPU × TP with its "
+             "cheapest weight / KV format that fits.")
+    svg = bar_chart(f"Cost per million tokens: {plan.models.entries[plan.view.model].name}",
+                    "Cost per million tokens [USD]", bars,
+                    highlight={bars[0][0]} if bars else set(),
+                    value_format=lambda v: value_text(v, quantity),
+                    description=f"{setup} The cheapest configuration is highlighted.")
+    replicas = len({(e.scenario.gpu, e.scenario.tp) for e in rows})
+    shown = f" (the {MAX_COST_BARS} cheapest shown)" if len(ranked) > MAX_COST_BARS else ""
+    caption = f"{setup} {len(ranked)} of {replicas} GPU × TP configurations fit{shown}."
+    return Chart(Markup(svg), caption)
+
+
+def kv_chart(plan: Plan) -> Chart | None:
+    """Where the KV cache outgrows the weights: KV of 1, 8 and `batch` sequences vs weights."""
+    base = valid_env(plan, view_scenario(plan))
+    if base is None:
+        return None
+    contexts = sorted(set(plan.view.contexts))
+    batches = sorted({1, 8, plan.view.batch})
+    envs = {(c, b): plan.row_env(with_load(base.scenario, c, b)) for c in contexts
+            for b in batches}
+    gb = 1e9
+    series = [Series(f"KV cache, {b} sequence{'s' * (b != 1)}",
+                     [(float(c), float(envs[c, b].value("kv_bytes_per_sequence")) * b / gb)  # type: ignore[arg-type]
+                      for c in contexts]) for b in batches]
+    weights = float(base.value("weight_bytes")) / gb  # type: ignore[arg-type]
+    series.append(Series(f"Weights ({fmt_id(base.scenario.weights)})",
+                         [(float(c), weights) for c in contexts]))
+    name = plan.models.entries[base.scenario.model].name
+    setup = f"{fmt_id(base.scenario.weights)} weights, {fmt_id(base.scenario.kv)} KV cache."
+    svg = line_chart(f"KV cache vs weights: {name}",
+                     "Context length [tokens]", "Memory, whole replica [GB = 10^9 bytes]", series,
+                     log_x=True, log_y=True, x_ticks=[float(c) for c in contexts],
+                     description=f"{setup} Where a KV line crosses the weights, the cache "
+                                 "weighs more than the model.")
+    caption = (f"{setup} The KV cache weighs as much as the weights at "
+               f"{text(base, 'crossover_tokens')} in total over all sequences: "
+               f"{text(base, 'weight_bytes')} of weights, {text(base, 'kv_bytes_per_token')} "
+               "of KV cache per token.")
+    return Chart(Markup(svg), caption)
+
+
+def charts(plan: Plan) -> list[Chart]:
+    found = [
+        sequences_chart(plan),
+        concurrency_chart(plan, "decode_tokens_per_second", "Decode throughput vs concurrency",
+                          "Decode throughput, whole replica [tokens/s]"),
+        concurrency_chart(plan, "tokens_per_second_per_sequence",
+                          "Per-user speed vs concurrency", "Per-user speed [tokens/s]"),
+        cost_chart(plan),
+        kv_chart(plan),
+    ]
+    return [c for c in found if c is not None]
+
+
+# --------------------------------------------------------------------------------------------
+# Evidence: assumptions, method, catalogs, metadata
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AssumptionRow:
+    name: str
+    label: str
+    value: str
+    unit: str
+    default: str
+    reason: str
+    source: str
+    overridden: bool
+
+
+def value_str(value: float | str) -> str:
+    return value if isinstance(value, str) else f"{value:.10g}"
+
+
+def assumption_rows(plan: Plan) -> list[AssumptionRow]:
+    rows = [AssumptionRow(a.name, a.label, value_str(plan.assumptions[a.name]),
+                          a.unit.replace("|", " or "),
+                          value_str(a.default), a.reason, a.source, a.name in plan.overrides)
+            for a in ASSUMPTIONS.values()]
+    for w in WEIGHT_FORMATS.values():
+        name = f"bytes_per_param_{w.id}"
+        rows.append(AssumptionRow(name, f"Bytes per parameter, {fmt_id(w.id)} weights",
+                                  value_str(plan.assumptions[name]), "bytes",
+                                  value_str(w.bytes_per_param), w.description, w.source,
+                                  name in plan.overrides))
+    for k in KV_FORMATS.values():
+        name = f"bytes_per_kv_element_{k.id}"
+        rows.append(AssumptionRow(name, f"Bytes per KV element, {fmt_id(k.id)} cache",
+                                  value_str(plan.assumptions[name]), "bytes",
+                                  value_str(k.bytes_per_element), k.description, k.source,
+                                  name in plan.overrides))
+    return rows
+
+
+class ReadableNames:
+    """Renders an expression's leaves as names a reader can look up on this page."""
+
+    def ref(self, kind: str, name: str) -> str:
+        return name if kind in ("var", "q", "assume") else f"{kind}.{name}"
+
+
+POWERS = {"1000000000000": "10^12", "1000000000": "10^9", "1000000": "10^6",
+          "1073741824": "2^30", "1048576": "2^20"}
+
+
+def readable_formula(expr: Expr) -> str:
+    """The Excel-style rendering with spaced operators, × and ≤, and powers for unit factors."""
+    parts = re.split(r'("[^"]*")', expr.render(ReadableNames()))
+    for i in range(0, len(parts), 2):  # outside string literals
+        s = re.sub(r"\b(\d{7,})\b", lambda m: POWERS.get(m.group(1), m.group(1)), parts[i])
+        s = re.sub(r"(<=|>=|<>|[-+*/<>=])", r" \1 ", s)
+        s = s.replace(" * ", " × ").replace(" <= ", " ≤ ").replace(" >= ", " ≥ ")
+        parts[i] = s.replace(",", ", ")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    name: str
+    label: str
+    unit: str
+    description: str
+    formula: str
+
+
+def method_rows() -> list[MethodRow]:
+    return [MethodRow(q.name, q.label, q.unit or "—", q.description, readable_formula(q.expr))
+            for q in ROW_QUANTITIES]
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    id: str
+    name: str
+    source: str
+    extra: str
+
+
+def catalog_rows(plan: Plan) -> tuple[list[SourceRow], list[SourceRow]]:
+    models = [SourceRow(e.id, e.name, e.source, e.text("notes"))
+              for e in plan.models.entries.values()]
+    gpus = [SourceRow(e.id, e.name, e.source, "; ".join(
+        t for t in (f"prices {e.text('price_date')}", e.text("price_source")) if t.strip()))
+        for e in plan.gpus.entries.values()]
+    return models, gpus
+
+
+def shown_path(path: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(PROJECT_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def metadata(plan: Plan) -> list[tuple[str, str]]:
+    skipped = ", ".join(f"{n:,} ({why})" for why, n in plan.grid.skipped.items()) or "none"
+    overrides = ", ".join(f"{k}={value_str(v)}" for k, v in plan.overrides.items())
+    return [
+        ("Generated by", f"planner {plan.version}"),
+        ("Date", plan.generated),
+        ("Model catalog", f"{shown_path(plan.models.path)}, sha256 {plan.models.sha256}"),
+        ("GPU catalog", f"{shown_path(plan.gpus.path)}, sha256 {plan.gpus.sha256}"),
+        ("Grid", f"{shown_path(plan.grid.path)}, sha256 {file_sha256(plan.grid.path)}"),
+        ("Configurations", f"{len(plan.rows):,} evaluated; skipped: {skipped}"),
+        ("--set overrides", overrides or "none (all assumptions at their defaults)"),
+        ("Workbook", "capacity-plan.xlsx, written by the same build: every number here is a "
+                     "value its formulas cache"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# The page
+# --------------------------------------------------------------------------------------------
+
+def summary_line(plan: Plan) -> str:
+    return (f"{len(plan.grid.axes['models'])} models × {len(plan.grid.axes['gpus'])} GPUs, "
+            f"{len(plan.rows):,} configurations evaluated, generated {plan.generated} by "
+            f"planner {plan.version}")
+
+
+def build_context(plan: Plan) -> dict[str, object]:
+    fit_headers, fit_rows = fit_matrix(plan)
+    models, gpus = catalog_rows(plan)
+    tables = capacity_tables(plan)
+    return {
+        "title": "GPU capacity plan for LLM inference",
+        "summary": summary_line(plan),
+        "batch": headline_batch(plan),
+        "reference_context": tokens_label(reference_context(plan)),
+        "grid_contexts": [tokens_label(c) for c in sorted(plan.grid.axes["context"])],
+        "prompt": f"{grid_prompt(plan):,}",
+        "grid_weights": ", ".join(fmt_id(w) for w in plan.grid.axes["weights"]),
+        "answers": headline_answers(plan),
+        "fit_headers": fit_headers,
+        "fit_rows": fit_rows,
+        "capacity_tables": tables,
+        "capacity_intro": capacity_intro(tables),
+        "view_contexts": [tokens_label(c) for c in plan.view.contexts],
+        "sequences": sequences_table(plan),
+        "charts": charts(plan),
+        "assumptions": assumption_rows(plan),
+        "overrides": bool(plan.overrides),
+        "method": method_rows(),
+        "model_sources": models,
+        "gpu_sources": gpus,
+        "metadata": metadata(plan),
+    }
+
+
+def environment() -> Environment:
+    return Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=True,
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                       keep_trailing_newline=True)
+
+
+def render_html(plan: Plan) -> str:
+    return environment().get_template(TEMPLATE_NAME).render(build_context(plan))
+
+
+def write_html(plan: Plan, path: Path) -> None:
+    Path(path).write_text(render_html(plan), encoding="utf-8")

