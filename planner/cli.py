@@ -127,6 +127,32 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
             click.echo(f"  {path}")
 
 
+@cli.command(name="list", context_settings=CONTEXT_SETTINGS)
+@click.argument("what", type=click.Choice(["models", "gpus", "formats", "assumptions"]))
+@models_option
+@gpus_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_command(what: str, models_path: Path, gpus_path: Path, as_json: bool) -> None:
+    """List the ids the other commands accept.
+
+    \b
+    Examples:
+      planner list models
+      planner list gpus --json
+    """
+    from planner.listing import listing
+
+    rows = listing(what, models_path, gpus_path)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    keys = list(rows[0])
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+    click.echo("  ".join(k.ljust(widths[k]) for k in keys).rstrip())
+    for r in rows:
+        click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in keys).rstrip())
+
+
 _last_report: dict[str, float] = {}
 
 

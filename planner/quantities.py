@@ -143,7 +143,8 @@ MODEL_QUANTITIES: list[Quantity] = [
              "untied); norms and biases ignored", kind="int"),
     Quantity("params_total", "Total parameters", "params",
              IF(m("params") > 0, m("params"), m("params_derived")),
-             "params from the model card, else the count derived from the shape", kind="int"),
+             "params from the catalog (model card), else the count derived from the shape",
+             kind="int"),
     Quantity("params_active", "Active parameters per token", "params",
              IF(m("active_params") > 0, m("active_params"),
                 IF(m("experts") > 0,
@@ -153,7 +154,7 @@ MODEL_QUANTITIES: list[Quantity] = [
              "active_params from the card (MoE), else total minus the experts a token does not "
              "route to", kind="int"),
     Quantity("params_basis", "Parameter count basis", "",
-             IF(m("params") > 0, "model card", "derived from shape"),
+             IF(m("params") > 0, "catalog params", "derived from shape"),
              "where the parameter count comes from", kind="text"),
 ]
 

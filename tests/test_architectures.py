@@ -118,7 +118,7 @@ def test_model_without_params_derives_them_and_says_so(shipped) -> None:
     q = model_quantities(shipped[0].entries["phi-4"])
     assert q["params_basis"] == "derived from shape"
     assert q["params_total"] == pytest.approx(14.66e9, rel=0.01)  # safetensors total
-    assert model_quantities(shipped[0].entries["llama-3.1-8b"])["params_basis"] == "model card"
+    assert model_quantities(shipped[0].entries["llama-3.1-8b"])["params_basis"] == "catalog params"
 
 
 def test_weights_that_do_not_fit_leave_no_pool(shipped) -> None:

@@ -1,0 +1,90 @@
+"""The command line as users meet it: help with examples, version, tables with units."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from planner import __version__
+from planner.cli import cli
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_version() -> None:
+    result = invoke("--version")
+    assert result.exit_code == 0 and __version__ in result.output
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for command in cli.commands:
+        result = invoke(command, "-h")
+        assert result.exit_code == 0, command
+        assert "Example" in result.output, command
+    assert "Examples:" in invoke("--help").output
+
+
+def test_python_dash_m_planner_runs() -> None:
+    out = subprocess.run([sys.executable, "-m", "planner", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert __version__ in out.stdout
+
+
+def test_calc_table_labels_units_and_bound() -> None:
+    result = invoke("calc", "--model", "llama-3.1-70b", "--gpu", "h200-sxm", "--tp", "8",
+                    "--context", "32768", "--batch", "32")
+    assert result.exit_code == 0, result.output
+    assert "GB (" in result.output and "GiB)" in result.output
+    assert "FITS: 32 of at most" in result.output
+    assert "memory-bound" in result.output
+    assert "GB = 10^9 bytes, GiB = 2^30 bytes" in result.output
+
+
+def test_calc_says_why_weights_do_not_fit() -> None:
+    result = invoke("calc", "--model", "llama-3.1-405b", "--gpu", "h100-sxm")
+    assert result.exit_code == 0
+    assert "DOES NOT FIT: weights need 811.70 GB" in result.output
+    assert "raise --tp" in result.output
+
+
+def test_calc_says_when_the_batch_does_not_fit() -> None:
+    result = invoke("calc", "--model", "llama-3.1-70b", "--gpu", "h200-sxm", "--tp", "8",
+                    "--context", "131072", "--batch", "64")
+    assert "DOES NOT FIT: batch 64 needs more KV cache" in result.output
+
+
+def test_set_changes_the_answer() -> None:
+    base = json.loads(invoke("calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+                             "--json").output)
+    low = json.loads(invoke("calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--json",
+                            "--set", "gpu_memory_utilization=0.5",
+                            "--set", "memory_basis=marketed").output)
+    assert low["assumptions"]["gpu_memory_utilization"] == 0.5
+    assert low["gpu_memory_bytes"] == 80e9
+    assert low["kv_pool_bytes"] < base["kv_pool_bytes"]
+
+
+def test_list_commands() -> None:
+    models = json.loads(invoke("list", "models", "--json").output)
+    assert {m["id"] for m in models} >= {"llama-3.1-8b", "deepseek-v3", "qwen3-next-80b-a3b"}
+    gpus = invoke("list", "gpus").output
+    assert "h100-sxm" in gpus and "mi300x" in gpus and "gaudi3" in gpus
+    assert "gpu_memory_utilization" in invoke("list", "assumptions").output
+    assert "nvfp4" in invoke("list", "formats").output
+
+
+def test_build_json_reports_what_it_wrote(tmp_path) -> None:
+    from tests.test_workbook import SMALL
+
+    result = invoke("build", "--out", str(tmp_path), "--models", str(SMALL["models_path"]),
+                    "--gpus", str(SMALL["gpus_path"]), "--grid", str(SMALL["grid_path"]),
+                    "--json")
+    out = json.loads(result.output)
+    assert out["rows"] == 96
+    assert out["formula_cells"] > 96 * 40
+    assert all((tmp_path / name).exists() for name in ("capacity-plan.xlsx",))
