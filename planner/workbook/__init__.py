@@ -6,6 +6,7 @@ saves with openpyxl's write-only writer and injects the cached values.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -48,16 +49,22 @@ def write_workbook(plan: Plan, path: Path,
     styles.register(wb)
     writers = {title: SheetWriter(wb.create_sheet(title)) for title in SHEET_ORDER}
     name = define(wb)
-    envs = view_envs(plan)
-    write_assumptions(writers[ASSUMPTIONS], plan, name)
-    write_formats(writers[FORMATS], plan, name)
-    write_models(writers[MODELS], plan, name)
-    write_gpus(writers[GPUS], plan, name)
-    write_capacity(writers[CAPACITY], plan, envs, name)
-    write_view_data(writers[VIEW_DATA], plan, envs)
-    write_charts(writers[CHARTS], plan, envs, writers[CAPACITY].ws)
-    write_grid(writers[GRID], plan, progress)
-    write_about(writers[ABOUT], plan)
+    try:
+        envs = view_envs(plan)
+        write_assumptions(writers[ASSUMPTIONS], plan, name)
+        write_formats(writers[FORMATS], plan, name)
+        write_models(writers[MODELS], plan, name)
+        write_gpus(writers[GPUS], plan, name)
+        write_capacity(writers[CAPACITY], plan, envs, name)
+        write_view_data(writers[VIEW_DATA], plan, envs)
+        write_charts(writers[CHARTS], plan, envs, writers[CAPACITY].ws)
+        write_grid(writers[GRID], plan, progress)
+        write_about(writers[ABOUT], plan)
+    except BaseException:
+        for w in writers.values():  # finish openpyxl's streams quietly before re-raising
+            with contextlib.suppress(Exception):
+                w.ws.close()
+        raise
     wb.calculation.fullCalcOnLoad = True
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
         bare = Path(tmp) / "formulas-only.xlsx"

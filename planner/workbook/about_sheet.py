@@ -18,7 +18,8 @@ from planner.workbook.layout import (
 
 
 def write_about(w: SheetWriter, plan: Plan) -> None:
-    w.widths([34, 120])
+    w.widths([22, 100])
+    styles.print_setup(w.ws, landscape=False)  # before the first row
     title = Styled("GPU capacity plan for LLM inference", styles.TITLE)
     lines: list[tuple[str, str]] = [
         ("What this is", "How much GPU it takes to serve each model, and what it costs, for "
@@ -57,5 +58,8 @@ def write_about(w: SheetWriter, plan: Plan) -> None:
     w.append([title])
     w.append([])
     for label, text in lines:
-        w.append([Styled(label, styles.HEADER if label else styles.TEXT), Styled(text)])
+        lines_needed = 1 + len(text) // 110  # wrapped text: spreadsheets do not grow rows
+        w.ws.row_dimensions[w.row + 1].height = 15 * lines_needed
+        w.append([Styled(label, styles.HEADER if label else styles.TEXT),
+                  Styled(text, styles.WRAP)])
     w.ws.protection.sheet = True

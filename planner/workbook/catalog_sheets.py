@@ -60,6 +60,7 @@ def _unit(field: str) -> str:
 
 def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
     w.widths([30, 14, 14, 12, 44, 90, 60])
+    styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Assumptions: edit the blue cells; every formula reads them by name",
                      styles.TITLE)])
     w.append([Styled("Each value is a workbook name equal to its `planner --set` name, e.g. "
@@ -87,6 +88,7 @@ def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
 
 def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
     w.widths([12, 18, 22, 90, 70])
+    styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Weight formats: bytes per parameter, scales included", styles.TITLE)])
     w.append([Styled(h, styles.HEADER) for h in (
         "Format", "Bytes per parameter [bytes]", "Multiplies in (bf16/fp8/fp4)", "What it is",
@@ -127,6 +129,7 @@ def _input_or_blank(entry: Entry, field: str) -> Input | None:
 
 def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
     w.widths([22, 26] + [13] * (len(MODEL_COLUMNS) - 4) + [60, 60])
+    styles.print_setup(w.ws)  # before the first row
     w.ws.freeze_panes = "C2"
     header = []
     for col in MODEL_COLUMNS:
@@ -168,6 +171,7 @@ def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
     from openpyxl.utils import get_column_letter
 
     w.widths([16, 30, 10] + [13] * (len(GPU_COLUMNS) - 7) + [12, 50, 60, 60])
+    styles.print_setup(w.ws)  # before the first row
     w.ws.freeze_panes = "C2"
     w.append([Styled(f"{c} [{_unit(c)}]" if GPU_FIELDS.get(c) and GPU_FIELDS[c].kind in (
         "int", "number") else c, styles.HEADER) for c in GPU_COLUMNS])

@@ -86,6 +86,7 @@ def write_grid(w: SheetWriter, plan: Plan,
                progress: Callable[[str, int, int], None] | None = None) -> None:
     ws = w.ws
     w.widths(_widths())
+    styles.print_setup(ws, title_rows="1:1")  # before the first row
     ws.freeze_panes = "C2"
     w.append(headers())
     positions = lookup_positions(plan)

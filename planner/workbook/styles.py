@@ -14,6 +14,7 @@ HEADER = "planner_header"
 TEXT = "planner_text"
 TITLE = "planner_title"
 NOTE = "planner_note"
+WRAP = "planner_wrap"
 
 INPUT_FILL = "FFF2CC"
 BAD_FILL = "F8CBAD"
@@ -66,9 +67,21 @@ def register(wb: Workbook) -> None:
                    fill=PatternFill("solid", fgColor="305496"),
                    alignment=Alignment(wrap_text=True, vertical="top")),
         NamedStyle(TEXT, alignment=Alignment(wrap_text=False, vertical="top")),
+        NamedStyle(WRAP, alignment=Alignment(wrap_text=True, vertical="top")),
         NamedStyle(TITLE, font=Font(bold=True, size=14, color="1F3864")),
         NamedStyle(NOTE, font=Font(italic=True, color="595959"),
                    alignment=Alignment(wrap_text=False)),
     ]
     for style in styles:
         wb.add_named_style(style)
+
+
+def print_setup(ws, landscape: bool = True, title_rows: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Fit the sheet's width to the page so it prints (and previews as PDF) readably."""
+    ws.page_setup.orientation = "landscape" if landscape else "portrait"
+    ws.page_setup.paperSize = "9"  # A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    if title_rows:
+        ws.print_title_rows = title_rows

@@ -105,6 +105,7 @@ def _linked(sheet: str | None, cell: str, cached: object, fmt: str = "General") 
 def write_view_data(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
     lay = _layout(plan)
     w.widths([20, 14, 10, 10, 8, 11, 12, 10] + [9] * 4 + [16] * 40)
+    styles.print_setup(w.ws)  # before the first row
     w.ws.freeze_panes = "C2"
     w.append(headers())
     positions = lookup_positions(plan)
@@ -138,7 +139,8 @@ def write_view_data(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
 def write_capacity(w: SheetWriter, plan: Plan, envs: dict[str, dict], name: Namer) -> None:
     lay = _layout(plan)
     ws = w.ws
-    w.widths([30, 20, 22] + [16] * len(lay.concurrency))
+    w.widths([44, 20, 26] + [16] * len(lay.concurrency))
+    styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Capacity view: pick a model, GPU and formats; edit the blue cells",
                      styles.TITLE)])
     w.append([Styled("Every number below is a formula over the View data sheet, which uses the "
@@ -207,6 +209,7 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict], capacity_ws)
     lay = _layout(plan)
     ws = w.ws
     w.widths([22] + [14] * max(len(lay.gpus), 4))
+    styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Charts: live over the Capacity selection", styles.TITLE)])
     w.append([Styled("Change the model, GPU, formats or TP on the Capacity sheet and these "
                      "charts follow.", styles.NOTE)])
