@@ -9,10 +9,12 @@ by :func:`planner.display.value_text`. Charts are inline SVG from :mod:`planner.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
@@ -21,7 +23,7 @@ from planner.assumptions import ASSUMPTIONS
 from planner.calc import RowEnv, Scenario, tp_problem
 from planner.catalog import PROJECT_ROOT, Entry
 from planner.display import value_text
-from planner.expr import Expr
+from planner.expr import Expr, Value
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES
@@ -33,9 +35,6 @@ MAX_CAPACITY_TABLES = 8
 CHART_CONCURRENCY = tuple(2**i for i in range(10))  # 1 .. 512
 MAX_COST_BARS = 16
 VIEW_WHY = "the view selection in the grid file"
-
-Key = tuple[str, str, str, str, int, int, int, int]
-
 
 # --------------------------------------------------------------------------------------------
 # Formatting: every number goes through value_text, so the page shows the workbook's values
@@ -88,21 +87,20 @@ def scenario_key(s: Scenario) -> str:
 # Selection over the grid rows
 # --------------------------------------------------------------------------------------------
 
-def key_of(s: Scenario) -> Key:
-    return (s.model, s.gpu, s.weights, s.kv, s.tp, s.context, s.batch, s.prompt)
+def as_float(value: Value) -> float:
+    """A value as a float; NaN for a spreadsheet error or text."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return math.nan
+    return float(value)
 
 
-def row_index(plan: Plan) -> dict[Key, RowEnv]:
-    return {key_of(env.scenario): env for env in plan.rows}
-
-
-def is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def number(env: RowEnv, name: str) -> float:
+    return as_float(env.value(name))
 
 
 def fitting(rows: Iterable[RowEnv]) -> list[RowEnv]:
     return [env for env in rows if env.value("fits") is True
-            and is_number(env.value("cost_per_million_tokens"))]
+            and math.isfinite(number(env, "cost_per_million_tokens"))]
 
 
 def cheapest(rows: Iterable[RowEnv]) -> RowEnv | None:
@@ -110,8 +108,7 @@ def cheapest(rows: Iterable[RowEnv]) -> RowEnv | None:
     candidates = fitting(rows)
     if not candidates:
         return None
-    return min(candidates, key=lambda e: (float(e.value("cost_per_million_tokens")),  # type: ignore[arg-type]
-                                          e.scenario.tp))
+    return min(candidates, key=lambda e: (number(e, "cost_per_million_tokens"), e.scenario.tp))
 
 
 def grid_prompt(plan: Plan) -> int:
@@ -170,12 +167,10 @@ def valid_env(plan: Plan, s: Scenario) -> RowEnv | None:
     return plan.row_env(s)
 
 
-def view_scenario(plan: Plan, **changes: object) -> Scenario:
+def view_scenario(plan: Plan, **changes: Any) -> Scenario:
     v = plan.view
-    base = dict(model=v.model, gpu=v.gpu, weights=v.weights, kv=v.kv, tp=v.tp,
-                context=v.context, batch=v.batch, prompt=v.prompt)
-    base.update(changes)
-    return Scenario(**base)  # type: ignore[arg-type]
+    view = Scenario(v.model, v.gpu, v.weights, v.kv, v.tp, v.context, v.batch, v.prompt)
+    return replace(view, **changes)
 
 
 def with_load(s: Scenario, context: int, batch: int) -> Scenario:
@@ -210,9 +205,11 @@ class ModelAnswers:
 
 
 def _nothing_fits(plan: Plan, rows: list[RowEnv], batch: int, context: int) -> str:
-    most = max(rows, key=lambda e: int(e.value("max_sequences")), default=None)  # type: ignore[arg-type]
     text = f"Nothing in the grid fits {batch} sequences of {tokens_label(context)} tokens"
-    if most is None or not most.value("max_sequences"):
+    if not rows:
+        return text + "; TP cannot shard the model on any GPU in the grid."
+    most = max(rows, key=lambda e: number(e, "max_sequences"))
+    if not number(most, "max_sequences") > 0:
         return text + "; the weights do not fit any configuration."
     return (text + f"; at most {bare(most, 'max_sequences')} on "
             f"{config_text(plan, most.scenario)}.")
@@ -332,8 +329,8 @@ def spread_by_size(plan: Plan, models: list[str], count: int) -> list[str]:
     """`count` models evenly spaced by total parameters, smallest to largest."""
     if len(models) <= count:
         return models
-    sized = sorted(models, key=lambda m: float(plan.row_env(
-        Scenario(m, plan.view.gpu)).model.value("params_total")))  # type: ignore[arg-type]
+    sized = sorted(models, key=lambda m: as_float(
+        plan.row_env(Scenario(m, plan.view.gpu)).model.value("params_total")))
     step = (len(sized) - 1) / max(count - 1, 1)
     return [sized[round(i * step)] for i in range(count)]
 
@@ -411,8 +408,8 @@ def sequences_chart(plan: Plan) -> Chart:
         if any(e is None for e in envs):
             left_out.append(gpu_short(plan.gpus.entries[gpu]))
             continue
-        points = [(float(c), _positive(e.value("max_sequences")))  # type: ignore[union-attr]
-                  for c, e in zip(plan.view.contexts, envs, strict=True)]
+        points = [(float(c), _positive(number(e, "max_sequences")))
+                  for c, e in zip(plan.view.contexts, envs, strict=True) if e is not None]
         series.append(Series(gpu_short(plan.gpus.entries[gpu]), points))
     v = plan.view
     setup = (f"{v.tp} GPUs per replica, {fmt_id(v.weights)} weights, {fmt_id(v.kv)} KV cache, "
@@ -427,8 +424,9 @@ def sequences_chart(plan: Plan) -> Chart:
     return Chart(Markup(svg), caption.strip())
 
 
-def _positive(value: object) -> float | None:
-    return float(value) if is_number(value) and float(value) > 0 else None  # type: ignore[arg-type]
+def _positive(value: float) -> float | None:
+    """A value a log axis can show, else None (a gap)."""
+    return value if value > 0 else None
 
 
 def bound_bands(envs: Sequence[RowEnv], xs: Sequence[int]) -> list[Band]:
@@ -452,7 +450,7 @@ def _fit_split(envs: Sequence[RowEnv], quantity: str) -> tuple[Series, Series]:
     over: list[tuple[float, float | None]] = []
     last_fit: tuple[float, float | None] | None = None
     for env in envs:
-        point = (float(env.scenario.batch), _positive(env.value(quantity)))
+        point = (float(env.scenario.batch), _positive(number(env, quantity)))
         if env.value("fits") is True:
             fits.append(point)
             last_fit = point
@@ -490,7 +488,7 @@ def cheapest_per_replica(rows: Iterable[RowEnv]) -> list[RowEnv]:
     for env in fitting(rows):
         key = (env.scenario.gpu, env.scenario.tp)
         best[key] = cheapest([best.get(key, env), env]) or env
-    return sorted(best.values(), key=lambda e: float(e.value("cost_per_million_tokens")))  # type: ignore[arg-type]
+    return sorted(best.values(), key=lambda e: number(e, "cost_per_million_tokens"))
 
 
 def cost_chart(plan: Plan) -> Chart:
@@ -499,8 +497,7 @@ def cost_chart(plan: Plan) -> Chart:
     rows = rows_where(plan, plan.view.model, context=context, batch=batch)
     ranked = cheapest_per_replica(rows)
     bars = [(f"{replica_text(plan, e.scenario)} · {formats_text(e.scenario)}",
-             float(e.value("cost_per_million_tokens")))  # type: ignore[arg-type]
-            for e in ranked[:MAX_COST_BARS]]
+             number(e, "cost_per_million_tokens")) for e in ranked[:MAX_COST_BARS]]
     quantity = ROW_BY_NAME["cost_per_million_tokens"]
     setup = (f"{batch} sequences of {tokens_label(context)} tokens; each GPU × TP with its "
              "cheapest weight / KV format that fits.")
@@ -526,9 +523,9 @@ def kv_chart(plan: Plan) -> Chart | None:
             for b in batches}
     gb = 1e9
     series = [Series(f"KV cache, {b} sequence{'s' * (b != 1)}",
-                     [(float(c), float(envs[c, b].value("kv_bytes_per_sequence")) * b / gb)  # type: ignore[arg-type]
+                     [(float(c), number(envs[c, b], "kv_bytes_per_sequence") * b / gb)
                       for c in contexts]) for b in batches]
-    weights = float(base.value("weight_bytes")) / gb  # type: ignore[arg-type]
+    weights = number(base, "weight_bytes") / gb
     series.append(Series(f"Weights ({fmt_id(base.scenario.weights)})",
                          [(float(c), weights) for c in contexts]))
     name = plan.models.entries[base.scenario.model].name

@@ -18,6 +18,7 @@ from markupsafe import escape
 from planner.build import HTML_NAME, WORKBOOK_NAME, run_build
 from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
 from planner.display import value_text
+from planner.expr import Value
 from planner.grid import DEFAULT_GRID
 from planner.html_report import TEMPLATE_DIR, environment, readable_formula
 from planner.quantities import ROW_BY_NAME
@@ -62,7 +63,7 @@ def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     return (folder / "out" / HTML_NAME).read_text(encoding="utf-8")
 
 
-def grid_rows(workbook: Path) -> dict[str, dict[str, object]]:
+def grid_rows(workbook: Path) -> dict[str, dict[str, Value]]:
     """Cached values of the Grid sheet, keyed like the page's data-config attributes."""
     wb = openpyxl.load_workbook(workbook, data_only=True, read_only=True)
     try:
@@ -92,7 +93,7 @@ def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, p
     for key, body in list(shown.items())[:: max(1, len(shown) // 25)]:
         assert key in cached, f"the page shows {key}, which is not a Grid row"
         for name in SHOWN:
-            expected = value_text(cached[key][name], ROW_BY_NAME[name])  # type: ignore[arg-type]
+            expected = value_text(cached[key][name], ROW_BY_NAME[name])
             assert f">{expected}<" in body, f"{key}: {name} should read {expected}"
             checked += 1
     assert checked >= 20 * len(SHOWN) // 2
@@ -120,8 +121,8 @@ def test_charts_are_inline_svg_with_titles_and_size(page: str) -> None:
     assert len(charts) >= 4
     for svg in charts:
         assert "<title" in svg and "<desc" in svg
-        width, height = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())  # type: ignore[union-attr]
-        assert width > 100 and height > 100
+        view_box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+        assert view_box and float(view_box[1]) > 100 and float(view_box[2]) > 100
     for title in ("Sequences that fit vs context", "Decode throughput vs concurrency",
                   "Per-user speed vs concurrency", "Cost per million tokens",
                   "KV cache vs weights"):
