@@ -123,7 +123,7 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
     if not quiet:
         click.echo(f"Wrote {result['rows']:,} configurations "
                    f"({result['formula_cells']:,} formula cells) in {result['seconds']:.1f} s:")
-        for path in result["files"]:
+        for path in result["files"]:  # type: ignore[attr-defined]
             click.echo(f"  {path}")
 
 

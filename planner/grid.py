@@ -138,7 +138,7 @@ def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Cat
         "concurrency": [1, 4, 16, 64, 256],
     }
     if node is None:
-        return View(**{k: tuple(v) if isinstance(v, list) else v for k, v in defaults.items()})
+        return _view(defaults)
     if not isinstance(node.value, dict):
         raise CatalogError(Location(path, node.line, field="view"), "must be a mapping")
     known = {"model": list(models.entries), "gpu": list(gpus.entries),
@@ -157,7 +157,12 @@ def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Cat
             values[key] = _positive_ints(child, path, key, "view")
         else:
             values[key] = _positive_ints(child, path, key, "view")[0]
-    return View(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    return _view(values)
+
+
+def _view(values: dict[str, object]) -> View:
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    return View(**fields)  # type: ignore[arg-type]
 
 
 def _skip_reason(grid: Grid, models: Catalog, gpus: Catalog, model_id: str, gpu_id: str,

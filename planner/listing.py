@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from planner.assumptions import ASSUMPTIONS
 from planner.calc import model_quantities
@@ -10,7 +11,7 @@ from planner.catalog import load_gpus, load_models
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 
 
-def listing(what: str, models_path: Path, gpus_path: Path) -> list[dict[str, object]]:
+def listing(what: str, models_path: Path, gpus_path: Path) -> list[dict[str, Any]]:
     if what == "models":
         out = []
         for m in load_models(models_path).entries.values():

@@ -43,20 +43,20 @@ def sheet_parts(zf: zipfile.ZipFile) -> dict[str, str]:
     """Sheet title -> part name, read from the workbook and its relationships."""
     workbook = zf.read("xl/workbook.xml").decode()
     rels = zf.read("xl/_rels/workbook.xml.rels").decode()
-    targets = {}
+    targets: dict[str, str] = {}
     for rel in re.findall(r"<Relationship\b[^>]*>", rels):
-        rid, target = re.search(r'\bId="([^"]+)"', rel), re.search(r'\bTarget="([^"]+)"', rel)
-        if rid and target:
-            targets[rid.group(1)] = target.group(1)
-    out = {}
+        rel_id = re.search(r'\bId="([^"]+)"', rel)
+        rel_target = re.search(r'\bTarget="([^"]+)"', rel)
+        if rel_id and rel_target:
+            targets[rel_id.group(1)] = rel_target.group(1)
+    out: dict[str, str] = {}
     for sheet in re.findall(r"<sheet\b[^>]*>", workbook):
-        name = re.search(r'\bname="([^"]+)"', sheet)
-        rid = re.search(r'\br:id="([^"]+)"', sheet)
-        if not (name and rid):
+        name_match = re.search(r'\bname="([^"]+)"', sheet)
+        rid_match = re.search(r'\br:id="([^"]+)"', sheet)
+        if not (name_match and rid_match):
             continue
-        name, rid = name.group(1), rid.group(1)
-        target = targets[rid].lstrip("/")
-        out[_unescape(name)] = target if target.startswith("xl/") else "xl/" + target
+        part = targets[rid_match.group(1)].lstrip("/")
+        out[_unescape(name_match.group(1))] = part if part.startswith("xl/") else "xl/" + part
     return out
 
 

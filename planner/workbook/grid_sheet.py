@@ -79,7 +79,7 @@ def input_config(env: RowEnv) -> list[Cell]:
 
 
 def _widths() -> list[float]:
-    return [20, 14, 10, 10, 8, 11, 12, 10] + [9] * len(LOOKUPS) + [16] * len(ROW_QUANTITIES)
+    return [20.0, 14, 10, 10, 8, 11, 12, 10] + [9.0] * len(LOOKUPS) + [16.0] * len(ROW_QUANTITIES)
 
 
 def write_grid(w: SheetWriter, plan: Plan,
