@@ -89,17 +89,22 @@ def _n(v: float) -> str:
     return _trim(f"{v:.1f}")
 
 
+# Average advance of a character, in em: DejaVu Sans (what Linux renders for the system font
+# stack) is wider than Helvetica's ~0.55, so estimate generously to keep labels inside.
+CHAR_EM = 0.64
+
+
 def _text_width(text: str, size: float) -> float:
-    return len(text) * size * 0.58
+    return len(text) * size * CHAR_EM
 
 
 def _clip(text: str, max_px: float, size: float) -> str:
-    max_chars = max(4, int(max_px / (size * 0.58)))
+    max_chars = max(4, int(max_px / (size * CHAR_EM)))
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
 def _wrap(text: str, max_px: float, size: float) -> list[str]:
-    max_chars, lines, line = max(8, int(max_px / (size * 0.58))), [], ""
+    max_chars, lines, line = max(8, int(max_px / (size * CHAR_EM))), [], ""
     for word in text.split():
         if line and len(line) + 1 + len(word) > max_chars:
             lines.append(line)
