@@ -118,9 +118,9 @@ AssumptionValues = Mapping[str, float | str]
 def defaults() -> dict[str, float | str]:
     values: dict[str, float | str] = {name: a.default for name, a in ASSUMPTIONS.items()}
     for fmt in WEIGHT_FORMATS.values():
-        values[f"bytes_per_param_{fmt.id}"] = fmt.bytes_per_param
+        values[fmt.setting] = fmt.bytes_per_param
     for kv in KV_FORMATS.values():
-        values[f"bytes_per_kv_element_{kv.id}"] = kv.bytes_per_element
+        values[kv.setting] = kv.bytes_per_element
     return values
 
 

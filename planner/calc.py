@@ -77,10 +77,10 @@ class RowEnv:
             return self.assumptions[name]
         if kind == "weights":
             if name == "bytes_per_param":
-                return self.assumptions[f"bytes_per_param_{self.scenario.weights}"]
+                return self.assumptions[WEIGHT_FORMATS[self.scenario.weights].setting]
             return WEIGHT_FORMATS[self.scenario.weights].compute
         if kind == "kv":
-            return self.assumptions[f"bytes_per_kv_element_{self.scenario.kv}"]
+            return self.assumptions[KV_FORMATS[self.scenario.kv].setting]
         raise KeyError(f"{kind}:{name}")
 
     def value(self, name: str) -> Value:

@@ -18,6 +18,11 @@ class WeightFormat:
     description: str
     source: str
 
+    @property
+    def setting(self) -> str:
+        """Its assumption name: the --set name and the workbook's defined name."""
+        return f"bytes_per_param_{self.id}"
+
 
 @dataclass(frozen=True)
 class KvFormat:
@@ -25,6 +30,11 @@ class KvFormat:
     bytes_per_element: float
     description: str
     source: str
+
+    @property
+    def setting(self) -> str:
+        """Its assumption name: the --set name and the workbook's defined name."""
+        return f"bytes_per_kv_element_{self.id}"
 
 
 WEIGHT_FORMATS: dict[str, WeightFormat] = {

@@ -581,13 +581,13 @@ def assumption_rows(plan: Plan) -> list[AssumptionRow]:
                           value_str(a.default), a.reason, a.source, a.name in plan.overrides)
             for a in ASSUMPTIONS.values()]
     for w in WEIGHT_FORMATS.values():
-        name = f"bytes_per_param_{w.id}"
+        name = w.setting
         rows.append(AssumptionRow(name, f"Bytes per parameter, {fmt_id(w.id)} weights",
                                   value_str(plan.assumptions[name]), "bytes",
                                   value_str(w.bytes_per_param), w.description, w.source,
                                   name in plan.overrides))
     for k in KV_FORMATS.values():
-        name = f"bytes_per_kv_element_{k.id}"
+        name = k.setting
         rows.append(AssumptionRow(name, f"Bytes per KV element, {fmt_id(k.id)} cache",
                                   value_str(plan.assumptions[name]), "bytes",
                                   value_str(k.bytes_per_element), k.description, k.source,

@@ -59,7 +59,7 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                 f"{limit:,} rows an Excel worksheet holds; remove values from an axis "
                 f"(axes: {', '.join(f'{k} {len(v)}' for k, v in grid.axes.items())})")
     plan = Plan(models, gpus, grid, resolve(overrides), dict(overrides or {}), [])
-    total = grid.size()
+    total = count_valid(grid, models, gpus)
     for i, scenario in enumerate(expand(grid, models, gpus)):
         plan.rows.append(plan.row_env(scenario))
         if progress and i % 5000 == 0:

@@ -96,9 +96,9 @@ def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
     first = w.row + 1
     for f in WEIGHT_FORMATS.values():
         row = w.row + 1
-        w.append([Styled(f.id), Input(plan.assumptions[f"bytes_per_param_{f.id}"], "0.000000"),
+        w.append([Styled(f.id), Input(plan.assumptions[f.setting], "0.000000"),
                   Input(f.compute), f.description, f.source])
-        name(f"bytes_per_param_{f.id}", absolute_cell(FORMATS, "B", row))
+        name(f.setting, absolute_cell(FORMATS, "B", row))
     last = w.row
     name("weight_format_id", absolute_range(FORMATS, "A", first, last))
     name("weight_bytes_per_param", absolute_range(FORMATS, "B", first, last))
@@ -113,9 +113,9 @@ def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
     first = w.row + 1
     for k in KV_FORMATS.values():
         row = w.row + 1
-        w.append([Styled(k.id), Input(plan.assumptions[f"bytes_per_kv_element_{k.id}"],
+        w.append([Styled(k.id), Input(plan.assumptions[k.setting],
                                       "0.000000"), None, k.description, k.source])
-        name(f"bytes_per_kv_element_{k.id}", absolute_cell(FORMATS, "B", row))
+        name(k.setting, absolute_cell(FORMATS, "B", row))
     name("kv_format_id", absolute_range(FORMATS, "A", first, w.row))
     name("kv_bytes_per_element", absolute_range(FORMATS, "B", first, w.row))
     w.ws.protection.sheet = True
