@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 from planner.assumptions import resolve
 from planner.catalog import Catalog, Entry, Gpu, Model
@@ -90,6 +91,32 @@ class RowEnv:
 
     def all(self) -> dict[str, Value]:
         return {q.name: self.value(q.name) for q in ROW_QUANTITIES}
+
+
+class Evaluated(Protocol):
+    """What outputs read of a configuration: its scenario and its quantities' values."""
+
+    @property
+    def scenario(self) -> Scenario: ...
+
+    def value(self, name: str) -> Value: ...
+
+
+_ROW_INDEX = {q.name: i for i, q in enumerate(ROW_QUANTITIES)}
+
+
+class EvaluatedRow:
+    """A configuration's quantities, kept compactly once evaluated (large grids hold
+    hundreds of thousands of these)."""
+
+    __slots__ = ("scenario", "values")
+
+    def __init__(self, env: RowEnv) -> None:
+        self.scenario = env.scenario
+        self.values = tuple(env.value(q.name) for q in ROW_QUANTITIES)
+
+    def value(self, name: str) -> Value:
+        return self.values[_ROW_INDEX[name]]
 
 
 def _unknown(what: str, value: str, known: list[str], option: str) -> ArgumentError:

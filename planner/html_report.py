@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from planner.assumptions import ASSUMPTIONS
-from planner.calc import RowEnv, Scenario, tp_problem
+from planner.calc import Evaluated, Scenario, tp_problem
 from planner.catalog import PROJECT_ROOT, Entry
 from planner.display import value_text
 from planner.expr import Expr, Value
@@ -40,12 +40,12 @@ VIEW_WHY = "the view selection in the grid file"
 # Formatting: every number goes through value_text, so the page shows the workbook's values
 # --------------------------------------------------------------------------------------------
 
-def text(env: RowEnv, name: str) -> str:
+def text(env: Evaluated, name: str) -> str:
     """A quantity's value with its unit, exactly as the terminal and the page show it."""
     return value_text(env.value(name), ROW_BY_NAME[name])
 
 
-def bare(env: RowEnv, name: str) -> str:
+def bare(env: Evaluated, name: str) -> str:
     """The same text without the unit, for table cells whose header names the unit."""
     quantity = ROW_BY_NAME[name]
     return text(env, name).removesuffix(f" {quantity.unit}")
@@ -94,16 +94,16 @@ def as_float(value: Value) -> float:
     return float(value)
 
 
-def number(env: RowEnv, name: str) -> float:
+def number(env: Evaluated, name: str) -> float:
     return as_float(env.value(name))
 
 
-def fitting(rows: Iterable[RowEnv]) -> list[RowEnv]:
+def fitting(rows: Iterable[Evaluated]) -> list[Evaluated]:
     return [env for env in rows if env.value("fits") is True
             and math.isfinite(number(env, "cost_per_million_tokens"))]
 
 
-def cheapest(rows: Iterable[RowEnv]) -> RowEnv | None:
+def cheapest(rows: Iterable[Evaluated]) -> Evaluated | None:
     """The fitting row with the lowest cost per million tokens (fewest GPUs on a tie)."""
     candidates = fitting(rows)
     if not candidates:
@@ -126,7 +126,7 @@ def reference_context(plan: Plan) -> int:
     return min(contexts, key=lambda c: (abs(c - plan.view.context), c))
 
 
-def rows_where(plan: Plan, model: str, **fields: object) -> list[RowEnv]:
+def rows_where(plan: Plan, model: str, **fields: object) -> list[Evaluated]:
     prompt = grid_prompt(plan)
     return [env for env in plan.rows if env.scenario.model == model
             and env.scenario.prompt == prompt
@@ -137,7 +137,7 @@ def rows_where(plan: Plan, model: str, **fields: object) -> list[RowEnv]:
 class Reference:
     """A model's headline configuration and how it was chosen."""
 
-    env: RowEnv
+    env: Evaluated
     why: str
 
 
@@ -158,7 +158,7 @@ def reference_row(plan: Plan, model: str) -> Reference | None:
     return None
 
 
-def valid_env(plan: Plan, s: Scenario) -> RowEnv | None:
+def valid_env(plan: Plan, s: Scenario) -> Evaluated | None:
     """Evaluate a configuration the grid would accept; None when TP cannot shard the model or
     exceeds the GPU's scale-up domain."""
     gpu = plan.gpus.entries[s.gpu]
@@ -204,7 +204,7 @@ class ModelAnswers:
     answers: list[Answer]
 
 
-def _nothing_fits(plan: Plan, rows: list[RowEnv], batch: int, context: int) -> str:
+def _nothing_fits(plan: Plan, rows: list[Evaluated], batch: int, context: int) -> str:
     text = f"Nothing in the grid fits {batch} sequences of {tokens_label(context)} tokens"
     if not rows:
         return text + "; TP cannot shard the model on any GPU in the grid."
@@ -429,7 +429,7 @@ def _positive(value: float) -> float | None:
     return value if value > 0 else None
 
 
-def bound_bands(envs: Sequence[RowEnv], xs: Sequence[int]) -> list[Band]:
+def bound_bands(envs: Sequence[Evaluated], xs: Sequence[int]) -> list[Band]:
     """Shaded regions where decode is memory-bound or compute-bound, split halfway (in log
     terms) between neighbouring concurrencies."""
     bands: list[Band] = []
@@ -444,7 +444,7 @@ def bound_bands(envs: Sequence[RowEnv], xs: Sequence[int]) -> list[Band]:
     return bands
 
 
-def _fit_split(envs: Sequence[RowEnv], quantity: str) -> tuple[Series, Series]:
+def _fit_split(envs: Sequence[Evaluated], quantity: str) -> tuple[Series, Series]:
     """The curve where the batch fits, and its continuation (dashed) where it does not."""
     fits: list[tuple[float, float | None]] = []
     over: list[tuple[float, float | None]] = []
@@ -482,9 +482,9 @@ def concurrency_chart(plan: Plan, quantity: str, title: str, y_label: str) -> Ch
     return Chart(Markup(svg), caption)
 
 
-def cheapest_per_replica(rows: Iterable[RowEnv]) -> list[RowEnv]:
+def cheapest_per_replica(rows: Iterable[Evaluated]) -> list[Evaluated]:
     """For each GPU × TP, its cheapest fitting format; cheapest first."""
-    best: dict[tuple[str, int], RowEnv] = {}
+    best: dict[tuple[str, int], Evaluated] = {}
     for env in fitting(rows):
         key = (env.scenario.gpu, env.scenario.tp)
         best[key] = cheapest([best.get(key, env), env]) or env

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from planner import __version__
 from planner.assumptions import resolve
-from planner.calc import ModelEnv, RowEnv, Scenario, check_scenario
+from planner.calc import EvaluatedRow, ModelEnv, RowEnv, Scenario, check_scenario
 from planner.catalog import Catalog, load_gpus, load_models
 from planner.errors import GridTooLargeError
 from planner.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, expand, load_grid
@@ -27,7 +27,7 @@ class Plan:
     grid: Grid
     assumptions: dict[str, float | str]
     overrides: dict[str, float | str]
-    rows: list[RowEnv]
+    rows: list[EvaluatedRow]
     generated: str = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc)
                            .strftime("%Y-%m-%d %H:%M UTC"))
     version: str = __version__
@@ -61,7 +61,7 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
     plan = Plan(models, gpus, grid, resolve(overrides), dict(overrides or {}), [])
     total = count_valid(grid, models, gpus)
     for i, scenario in enumerate(expand(grid, models, gpus)):
-        plan.rows.append(plan.row_env(scenario))
+        plan.rows.append(EvaluatedRow(plan.row_env(scenario)))
         if progress and i % 5000 == 0:
             progress("evaluating", i, total)
     return plan

@@ -10,7 +10,7 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from planner.calc import RowEnv
+from planner.calc import Evaluated
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.plan import Plan
 from planner.quantities import ROW_QUANTITIES
@@ -58,7 +58,7 @@ def lookup_positions(plan: Plan) -> dict[str, dict[str, int]]:
     }
 
 
-def row_cells(env: RowEnv, row: int, config: Sequence[Cell],
+def row_cells(env: Evaluated, row: int, config: Sequence[Cell],
               positions: dict[str, dict[str, int]]) -> list[Cell]:
     """Configuration cells as given, then the lookups and every quantity as formulas."""
     r = str(row)
@@ -72,7 +72,7 @@ def row_cells(env: RowEnv, row: int, config: Sequence[Cell],
     return cells
 
 
-def input_config(env: RowEnv) -> list[Cell]:
+def input_config(env: Evaluated) -> list[Cell]:
     s = env.scenario
     return [Input(getattr(s, c), "General" if c in ("model", "gpu", "weights", "kv") else "#,##0")
             for c in CONFIG_COLUMNS]
