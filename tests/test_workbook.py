@@ -255,3 +255,15 @@ def test_golden_dump(tmp_path) -> None:
     if os.environ.get("UPDATE_GOLDEN") == "1":
         golden.write_text(text)
     assert text == golden.read_text(), "run with UPDATE_GOLDEN=1 and review the diff"
+
+
+def test_native_charts_carry_cached_points(small_workbook) -> None:
+    """Previewers draw charts from the cache in the chart part, not from cell formulas."""
+    with zipfile.ZipFile(small_workbook) as zf:
+        charts = [zf.read(n).decode() for n in zf.namelist() if n.startswith("xl/charts/chart")]
+    assert len(charts) == 3
+    for xml in charts:
+        series = xml.count("<ser>")
+        assert series >= 1
+        assert xml.count("<numCache>") >= series  # every series has its values
+        assert re.search(r"<pt idx=\"0\"><v>[0-9.]+</v></pt>", xml)

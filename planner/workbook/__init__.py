@@ -57,7 +57,7 @@ def write_workbook(plan: Plan, path: Path,
         write_gpus(writers[GPUS], plan, name)
         write_capacity(writers[CAPACITY], plan, envs, name)
         write_view_data(writers[VIEW_DATA], plan, envs)
-        write_charts(writers[CHARTS], plan, envs, writers[CAPACITY].ws)
+        write_charts(writers[CHARTS], plan, envs)
         write_grid(writers[GRID], plan, progress)
         write_about(writers[ABOUT], plan)
     except BaseException:

@@ -17,6 +17,7 @@ from planner.quantities import ROW_BY_NAME
 from planner.workbook import styles
 from planner.workbook.catalog_sheets import Namer
 from planner.workbook.cells import Cell, Formula, Input, SheetWriter, Styled
+from planner.workbook.chart_cache import cache_chart
 from planner.workbook.grid_sheet import headers, lookup_positions, row_cells
 from planner.workbook.layout import CAPACITY, GRID_COL, VIEW_DATA, absolute_cell
 
@@ -205,7 +206,7 @@ def write_capacity(w: SheetWriter, plan: Plan, envs: dict[str, dict], name: Name
     ws.protection.sheet = True
 
 
-def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict], capacity_ws) -> None:  # type: ignore[no-untyped-def]
+def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
     lay = _layout(plan)
     ws = w.ws
     w.widths([22] + [14] * max(len(lay.gpus), 4))
@@ -237,7 +238,18 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict], capacity_ws)
                   _linked(VIEW_DATA, f"${GRID_COL['decode_tokens_per_second']}${row}",
                           env.value("decode_tokens_per_second"), "#,##0"),
                   _linked(VIEW_DATA, f"${GRID_COL['fits']}${row}", env.value("fits"))])
-    n_ctx, n_gpu = len(lay.contexts), len(lay.gpus)
+    w.append([])
+    # Table 3: decode throughput by concurrency, one row per context ----------------------
+    t3 = w.row + 1
+    w.append([Styled("Context [tokens]", styles.HEADER)] + [
+        _linked(CAPACITY, lay.concurrency_cell(j), c, "#,##0")
+        for j, c in enumerate(lay.concurrency)])
+    for i, ctx in enumerate(lay.contexts):
+        w.append([_linked(CAPACITY, lay.context_cell(i), ctx, "#,##0")] + [
+            _linked(VIEW_DATA, f"${GRID_COL['decode_tokens_per_second']}${lay.block_a(i, j)}",
+                    envs["a"][(i, j)].value("decode_tokens_per_second"), "#,##0")
+            for j in range(len(lay.concurrency))])
+    n_ctx, n_gpu, n_conc = len(lay.contexts), len(lay.gpus), len(lay.concurrency)
 
     chart1 = LineChart()
     chart1.title = "Sequences that fit vs context, per GPU (Capacity selection, batch 1)"
@@ -246,19 +258,23 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict], capacity_ws)
     chart1.add_data(Reference(ws, min_col=2, max_col=1 + n_gpu, min_row=t1, max_row=t1 + n_ctx),
                     titles_from_data=True)
     chart1.set_categories(Reference(ws, min_col=1, min_row=t1 + 1, max_row=t1 + n_ctx))
+    cache_chart(chart1, lay.gpus, lay.contexts,
+                [[envs["b"][(g, i)].value("max_sequences") for i in range(n_ctx)]
+                 for g in range(n_gpu)])
     chart1.width, chart1.height = 18, 9
     ws.add_chart(chart1, "H3")
 
     chart2 = LineChart()
-    chart2.title = "Decode throughput vs concurrency, one line per context"
+    chart2.title = "Decode throughput vs concurrency, one line per context [tokens]"
     chart2.x_axis.title = "Concurrency [sequences]"
     chart2.y_axis.title = "Decode throughput [tokens/s]"
-    hdr = lay.table_header_row(0)
-    chart2.add_data(Reference(capacity_ws, min_col=3, max_col=3 + len(lay.concurrency),
-                              min_row=hdr + 1, max_row=hdr + n_ctx), from_rows=True,
-                    titles_from_data=True)
-    chart2.set_categories(Reference(capacity_ws, min_col=4, max_col=3 + len(lay.concurrency),
-                                    min_row=hdr, max_row=hdr))
+    chart2.add_data(Reference(ws, min_col=1, max_col=1 + n_conc, min_row=t3 + 1,
+                              max_row=t3 + n_ctx), from_rows=True, titles_from_data=True)
+    chart2.set_categories(Reference(ws, min_col=2, max_col=1 + n_conc, min_row=t3,
+                                    max_row=t3))
+    cache_chart(chart2, lay.contexts, lay.concurrency,
+                [[envs["a"][(i, j)].value("decode_tokens_per_second")
+                  for j in range(n_conc)] for i in range(n_ctx)])
     chart2.width, chart2.height = 18, 9
     ws.add_chart(chart2, "H22")
 
@@ -270,6 +286,8 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict], capacity_ws)
     chart3.add_data(Reference(ws, min_col=2, min_row=t2, max_row=t2 + n_gpu),
                     titles_from_data=True)
     chart3.set_categories(Reference(ws, min_col=1, min_row=t2 + 1, max_row=t2 + n_gpu))
+    cache_chart(chart3, ["Cost per million tokens [USD]"], lay.gpus,
+                [[envs["c"][g].value("cost_per_million_tokens") for g in range(n_gpu)]])
     chart3.width, chart3.height = 18, 9
     ws.add_chart(chart3, "H41")
     ws.protection.sheet = True
