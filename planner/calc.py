@@ -185,6 +185,7 @@ def to_json(env: RowEnv) -> dict[str, object]:
         "assumptions": dict(env.assumptions),
         **{q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if q.spec},
         "details": {q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if not q.spec},
+        "model": {q.name: _plain(env.model.value(q.name), q) for q in MODEL_BY_NAME.values()},
     }
 
 

@@ -88,3 +88,11 @@ def test_build_json_reports_what_it_wrote(tmp_path) -> None:
     assert out["rows"] == 96
     assert out["formula_cells"] > 96 * 40
     assert all((tmp_path / name).exists() for name in ("capacity-plan.xlsx",))
+
+
+def test_calc_says_when_parameters_are_derived_from_shape() -> None:
+    result = invoke("calc", "--model", "phi-4", "--gpu", "h100-sxm")
+    assert "derived from its shape" in result.output
+    out = json.loads(invoke("calc", "--model", "phi-4", "--gpu", "h100-sxm", "--json").output)
+    assert out["model"]["params_basis"] == "derived from shape"
+    assert out["model"]["params_total"] == 14_659_092_480
