@@ -181,8 +181,9 @@ def _calc_table(env) -> str:  # type: ignore[no-untyped-def]
         lines.append(f"  {q.label:<{width}}{value_text(env.value(q.name), q)}")
     lines.append("")
     if env.model.value("params_basis") == "derived from shape":
+        derived = env.model.value("params_total")
         lines.append(f"Note: the catalog gives no params for {m.id}; "
-                     f"{env.model.value('params_total'):,.0f} parameters are derived from its shape.")
+                     f"{derived:,.0f} parameters are derived from its shape.")
     lines.append(_verdict(env))
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
         f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
