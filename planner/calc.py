@@ -35,8 +35,9 @@ SCENARIO_FIELDS = ("model", "gpu", "weights", "kv", "tp", "context", "batch", "p
 class ModelEnv:
     """Resolves a model's catalog fields and model-scope quantities (memoised)."""
 
-    def __init__(self, model: Entry) -> None:
+    def __init__(self, model: Entry, assumptions: Mapping[str, float | str] | None = None) -> None:
         self.model = model
+        self.assumptions = resolve(assumptions) if assumptions is None else assumptions
         self.cache: dict[str, Value] = {}
 
     def value(self, name: str) -> Value:
@@ -48,6 +49,8 @@ class ModelEnv:
         return self.cache[name]
 
     def lookup(self, kind: str, name: str) -> Value:
+        if kind == "assume":
+            return self.assumptions[name]
         if kind != "model":
             raise KeyError(f"a model quantity cannot read {kind}:{name}")
         return self.value(name)
@@ -169,7 +172,8 @@ def tp_problem(model: Entry, tp: int) -> str | None:
 def evaluate(s: Scenario, models: Catalog, gpus: Catalog,
              assumptions: Mapping[str, float | str] | None = None) -> RowEnv:
     model, gpu = check_scenario(s, models, gpus)
-    return RowEnv(s, ModelEnv(model), gpu, resolve(assumptions))
+    values = resolve(assumptions)
+    return RowEnv(s, ModelEnv(model, values), gpu, values)
 
 
 def model_quantities(model: Entry) -> dict[str, Value]:

@@ -41,7 +41,7 @@ class Plan:
         """Evaluate any configuration under this plan's assumptions (views, charts)."""
         model, gpu = check_scenario(scenario, self.models, self.gpus)
         if model.id not in self.model_envs:
-            self.model_envs[model.id] = ModelEnv(model)
+            self.model_envs[model.id] = ModelEnv(model, self.assumptions)
         return RowEnv(scenario, self.model_envs[model.id], gpu, self.assumptions)
 
 

@@ -90,6 +90,10 @@ MODEL_QUANTITIES: list[Quantity] = [
              m("attention_layers") * m("kv_elements_per_token_per_layer"),
              "every attention layer's KV elements for one token, before window capping",
              kind="int"),
+    Quantity("kv_bytes_per_token_bf16", "KV cache per token at BF16", "B",
+             m("kv_elements_per_token") * Ref("assume", "bytes_per_kv_element_bf16"),
+             "KV elements per token × bytes_per_kv_element_bf16: the figure model write-ups "
+             "quote", kind="int"),
     Quantity("linear_state_elements_per_layer", "Linear-attention state per layer", "elements",
              m("linear_num_value_heads") * m("linear_key_head_dim") * m("linear_value_head_dim")
              + (2 * m("linear_num_key_heads") * m("linear_key_head_dim")

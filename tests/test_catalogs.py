@@ -54,7 +54,7 @@ def test_ids_are_lower_case_with_hyphens(shipped) -> None:
 @pytest.mark.parametrize("model,expected", sorted(KV_BYTES_PER_TOKEN_BF16.items()))
 def test_kv_bytes_per_token_matches_catalog_facts(shipped, model: str, expected: int) -> None:
     q = model_quantities(shipped[0].entries[model])
-    assert q["kv_elements_per_token"] * 2 == expected
+    assert q["kv_bytes_per_token_bf16"] == expected
 
 
 @pytest.mark.parametrize("model,published", sorted(PUBLISHED_DENSE_TOTALS.items()))

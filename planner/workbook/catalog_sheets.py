@@ -144,7 +144,7 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
     w.append([Styled(h, styles.HEADER) for h in header])
     for entry in plan.models.entries.values():
         row = w.row + 1
-        env = plan.model_envs.get(entry.id) or ModelEnv(entry)
+        env = plan.model_envs.get(entry.id) or ModelEnv(entry, plan.assumptions)
         renderer = ModelsRowRenderer(row)
         cells: list = [Styled(entry.id), Styled(entry.name)]
         for field in MODEL_INPUTS:
