@@ -18,7 +18,7 @@ def listing(what: str, models_path: Path, gpus_path: Path) -> list[dict[str, Any
             q = model_quantities(m)
             out.append({"id": m.id, "name": m.name, "params": q["params_total"],
                         "active_params": q["params_active"],
-                        "kv_bytes_per_token_bf16": q["kv_bytes_per_token_bf16"],
+                        "kv_bytes_per_token_bf16": int(q["kv_bytes_per_token_bf16"]),  # type: ignore[arg-type]
                         "params_basis": q["params_basis"]})
         return out
     if what == "gpus":
