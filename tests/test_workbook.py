@@ -84,17 +84,22 @@ def small_workbook(tmp_path_factory) -> Path:
 
 # --- a real spreadsheet engine agrees with every cached value --------------------------------
 
+@pytest.fixture(scope="module")
+def default_recalculated(default_workbook, tmp_path_factory) -> Path:
+    return recalculate(default_workbook, tmp_path_factory.mktemp("recalculated"))
+
+
 @pytest.mark.libreoffice
-def test_default_workbook_cached_values_equal_libreoffice(default_workbook, tmp_path) -> None:
-    recalculated = recalculate(default_workbook, tmp_path)
-    mismatches = compare(default_workbook, recalculated)
+def test_default_workbook_cached_values_equal_libreoffice(default_workbook,
+                                                           default_recalculated) -> None:
+    mismatches = compare(default_workbook, default_recalculated)
     assert sum(1 for _ in formula_cells(default_workbook)) > 150_000
     assert mismatches == [], "\n".join(mismatches[:20])
 
 
 @pytest.mark.libreoffice
-def test_no_cell_is_a_spreadsheet_error(small_workbook, tmp_path) -> None:
-    recalculated = load_workbook(recalculate(small_workbook, tmp_path), data_only=True)
+def test_no_cell_is_a_spreadsheet_error(default_recalculated) -> None:
+    recalculated = load_workbook(default_recalculated, data_only=True)
     errors = [f"{ws.title}!{c.coordinate}={c.value}" for ws in recalculated.worksheets
               for row in ws.iter_rows() for c in row
               if isinstance(c.value, str) and re.fullmatch(r"#[A-Z0-9/]+[!?]?|#N/A", c.value)]
