@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,8 +22,9 @@ from planner.assumptions import ASSUMPTIONS
 from planner.calc import Evaluated, Scenario, tp_problem
 from planner.catalog import PROJECT_ROOT, Entry
 from planner.display import value_text
-from planner.expr import Expr, Value
+from planner.expr import Value
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.method import readable_formula
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES
 from planner.svgcharts import Band, Series, bar_chart, format_si, line_chart
@@ -593,28 +593,6 @@ def assumption_rows(plan: Plan) -> list[AssumptionRow]:
                                   value_str(k.bytes_per_element), k.description, k.source,
                                   name in plan.overrides))
     return rows
-
-
-class ReadableNames:
-    """Renders an expression's leaves as names a reader can look up on this page."""
-
-    def ref(self, kind: str, name: str) -> str:
-        return name if kind in ("var", "q", "assume") else f"{kind}.{name}"
-
-
-POWERS = {"1000000000000": "10^12", "1000000000": "10^9", "1000000": "10^6",
-          "1073741824": "2^30", "1048576": "2^20"}
-
-
-def readable_formula(expr: Expr) -> str:
-    """The Excel-style rendering with spaced operators, × and ≤, and powers for unit factors."""
-    parts = re.split(r'("[^"]*")', expr.render(ReadableNames()))
-    for i in range(0, len(parts), 2):  # outside string literals
-        s = re.sub(r"\b(\d{7,})\b", lambda m: POWERS.get(m.group(1), m.group(1)), parts[i])
-        s = re.sub(r"(<=|>=|<>|[-+*/<>=])", r" \1 ", s)
-        s = s.replace(" * ", " × ").replace(" <= ", " ≤ ").replace(" >= ", " ≥ ")
-        parts[i] = s.replace(",", ", ")
-    return "".join(parts)
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,15 @@ from planner.workbook.layout import (
     FORMATS,
     GPUS,
     GRID,
+    METHOD,
     MODELS,
     VIEW_DATA,
 )
+from planner.workbook.method_sheet import write_method
 from planner.workbook.view_sheets import view_envs, write_capacity, write_charts, write_view_data
 
-SHEET_ORDER = [ABOUT, CAPACITY, CHARTS, GRID, ASSUMPTIONS, FORMATS, MODELS, GPUS, VIEW_DATA]
+SHEET_ORDER = [ABOUT, CAPACITY, CHARTS, GRID, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD,
+               VIEW_DATA]
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -59,6 +62,7 @@ def write_workbook(plan: Plan, path: Path,
         write_view_data(writers[VIEW_DATA], plan, envs)
         write_charts(writers[CHARTS], plan, envs)
         write_grid(writers[GRID], plan, progress)
+        write_method(writers[METHOD])
         write_about(writers[ABOUT], plan)
     except BaseException:
         for w in writers.values():  # finish openpyxl's streams quietly before re-raising

@@ -12,6 +12,7 @@ from planner.workbook.layout import (
     FORMATS,
     GPUS,
     GRID,
+    METHOD,
     MODELS,
     VIEW_DATA,
 )
@@ -37,7 +38,8 @@ def write_about(w: SheetWriter, plan: Plan) -> None:
          "context lengths and concurrencies of the tables."),
         ("Sheets", f"{CAPACITY} (context × concurrency tables), {CHARTS}, {GRID} (one row per "
          f"configuration, every SPEC quantity), {ASSUMPTIONS}, {FORMATS}, {MODELS}, {GPUS}, "
-         f"{VIEW_DATA} (the rows behind the capacity view and charts)."),
+         f"{METHOD} (each column in words and as a formula), {VIEW_DATA} (the rows behind the "
+         "capacity view and charts)."),
         ("Units", "Base units in every cell: bytes, seconds, FLOPs, tokens, USD. GB = 10^9 "
          "bytes, GiB = 2^30 bytes, MiB = 2^20 bytes; headers say which. Byte columns hold bytes "
          "and are shown in GB (decimal) by their number format."),

@@ -15,6 +15,7 @@ from planner.quantities import MODEL_QUANTITIES, ROW_QUANTITIES
 
 ABOUT, ASSUMPTIONS, FORMATS, MODELS, GPUS = "About", "Assumptions", "Formats", "Models", "GPUs"
 GRID, CAPACITY, CHARTS, VIEW_DATA = "Grid", "Capacity", "Charts", "View data"
+METHOD = "Method"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
 CONFIG_COLUMNS = ["model", "gpu", "weights", "kv", "tp", "context", "batch", "prompt"]
