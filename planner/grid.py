@@ -67,6 +67,9 @@ def _ids(node: Node, path: Path, axis: str, known: list[str]) -> list[str]:
 
             close = difflib.get_close_matches(str(item.value), known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(known)}"
+            if axis in ("models", "gpus"):
+                hint += (f"; with your own --{axis} catalog, pass a --grid that names its ids "
+                         f"(or {axis}: all)")
             raise CatalogError(Location(path, item.line, entry="grid", field=axis),
                                f"unknown id {item.value!r}", hint)
         out.append(item.value)
@@ -151,7 +154,8 @@ def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Cat
         if key in known:
             if child.value not in known[key]:
                 raise CatalogError(loc, f"unknown id {child.value!r}",
-                                   f"known: {', '.join(known[key])}")
+                                   f"known: {', '.join(known[key])}; the view must name ids "
+                                   "of the catalogs in use")
             values[key] = child.value
         elif key in ("contexts", "concurrency"):
             values[key] = _positive_ints(child, path, key, "view")
