@@ -185,6 +185,10 @@ def _calc_table(env) -> str:  # type: ignore[no-untyped-def]
         lines.append(f"Note: the catalog gives no params for {m.id}; "
                      f"{derived:,.0f} parameters are derived from its shape.")
     lines.append(_verdict(env))
+    price = f"${g.number('price_per_hour_usd')}/GPU-hour as of {g.text('price_date')}"
+    lines.append("Exact: memory and fit, given the shapes, formats and memory assumptions. "
+                 "Estimates: decode speed and TTFT rest on bandwidth_efficiency and "
+                 f"compute_efficiency; cost also on the GPU price ({price}).")
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
         f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from planner.expr import Value
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.method import readable_formula
 from planner.plan import Plan
-from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES
+from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, assumptions_used
 from planner.svgcharts import Band, Series, bar_chart, format_si, line_chart
 
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
@@ -602,10 +602,12 @@ class MethodRow:
     unit: str
     description: str
     formula: str
+    rests_on: str
 
 
 def method_rows() -> list[MethodRow]:
-    return [MethodRow(q.name, q.label, q.unit or "—", q.description, readable_formula(q.expr))
+    return [MethodRow(q.name, q.label, q.unit or "—", q.description, readable_formula(q.expr),
+                      ", ".join(assumptions_used(q)) or "exact (shape and specs only)")
             for q in ROW_QUANTITIES]
 
 

@@ -345,3 +345,30 @@ MODEL_BY_NAME = {x.name: x for x in MODEL_QUANTITIES}
 ROW_BY_NAME = {x.name: x for x in ROW_QUANTITIES}
 SPEC_KEYS = [x.name for x in ROW_QUANTITIES if x.spec]
 _ = Num  # re-exported for callers building expressions
+
+
+def assumptions_used(quantity: Quantity) -> list[str]:
+    """The assumptions a quantity depends on, through every quantity it reads: what an
+    estimate must say it rests on. Format sizes appear as bytes_per_param / bytes_per_kv_element
+    (the chosen format's), catalog prices as price_per_hour_usd."""
+    found: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    stack = [quantity.expr]
+    while stack:
+        for kind, name in stack.pop().refs():
+            if (kind, name) in seen:
+                continue
+            seen.add((kind, name))
+            if kind == "assume":
+                found.add(name)
+            elif kind == "weights" and name == "bytes_per_param":
+                found.add("bytes_per_param")
+            elif kind == "kv":
+                found.add("bytes_per_kv_element")
+            elif kind == "gpu" and name == "price_per_hour_usd":
+                found.add("price_per_hour_usd")
+            elif kind == "q":
+                stack.append(ROW_BY_NAME[name].expr)
+            elif kind == "model" and name in MODEL_BY_NAME:
+                stack.append(MODEL_BY_NAME[name].expr)
+    return sorted(found)

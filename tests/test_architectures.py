@@ -148,3 +148,13 @@ def test_decode_bound_switches_to_compute_at_large_batch(shipped) -> None:
     large = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", batch=512, context=128)
     assert small.value("decode_bound") == "memory"
     assert large.value("decode_bound") == "compute"
+
+
+def test_estimates_name_the_assumptions_they_rest_on() -> None:
+    from planner.quantities import ROW_BY_NAME, assumptions_used
+
+    assert assumptions_used(ROW_BY_NAME["kv_bytes_per_token"]) == ["bytes_per_kv_element"]
+    assert assumptions_used(ROW_BY_NAME["prefill_flops"]) == []  # exact arithmetic
+    cost = assumptions_used(ROW_BY_NAME["cost_per_million_tokens"])
+    assert {"bandwidth_efficiency", "compute_efficiency", "price_per_hour_usd"} <= set(cost)
+    assert "gpu_memory_utilization" in assumptions_used(ROW_BY_NAME["max_sequences"])
