@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.expr import Value, XlError
 from planner.quantities import Quantity
-from planner.units import GB, GiB
+from planner.units import GB, TB_PER_S, TFLOPS, GiB
 
 
 def bytes_text(n: float) -> str:
@@ -53,9 +53,9 @@ def value_text(value: Value, quantity: Quantity) -> str:
     if quantity.display == "usd":
         return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
     if quantity.display == "rate" and quantity.unit == "FLOP/s":
-        return f"{value / 1e12:,.1f} TFLOP/s"
+        return f"{value / TFLOPS:,.1f} TFLOP/s"
     if quantity.display == "rate" and quantity.unit == "B/s":
-        return f"{value / 1e12:,.3f} TB/s"
+        return f"{value / TB_PER_S:,.3f} TB/s"
     if quantity.display == "ratio":
         return f"{value:.4g}"
     text = number_text(value)

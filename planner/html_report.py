@@ -28,6 +28,7 @@ from planner.method import readable_formula
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, assumptions_used
 from planner.svgcharts import Band, Series, bar_chart, format_si, line_chart
+from planner.units import GB
 
 TEMPLATE_DIR = PROJECT_ROOT / "templates"
 TEMPLATE_NAME = "capacity-plan.html.j2"
@@ -521,7 +522,7 @@ def kv_chart(plan: Plan) -> Chart | None:
     batches = sorted({1, 8, plan.view.batch})
     envs = {(c, b): plan.row_env(with_load(base.scenario, c, b)) for c in contexts
             for b in batches}
-    gb = 1e9
+    gb = GB
     series = [Series(f"KV cache, {b} sequence{'s' * (b != 1)}",
                      [(float(c), number(envs[c, b], "kv_bytes_per_sequence") * b / gb)
                       for c in contexts]) for b in batches]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.expr import AND, IF, INT, MAX, MIN, Expr, Num, Ref
+from planner.expr import AND, IF, INT, MAX, MIN, Expr, Ref
 from planner.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS, GiB, MiB
 
 
@@ -344,7 +344,6 @@ ROW_QUANTITIES: list[Quantity] = [
 MODEL_BY_NAME = {x.name: x for x in MODEL_QUANTITIES}
 ROW_BY_NAME = {x.name: x for x in ROW_QUANTITIES}
 SPEC_KEYS = [x.name for x in ROW_QUANTITIES if x.spec]
-_ = Num  # re-exported for callers building expressions
 
 
 def assumptions_used(quantity: Quantity) -> list[str]:

@@ -13,10 +13,3 @@ TFLOPS = 10**12  # FLOP/s, decimal
 SECONDS_PER_HOUR = 3600
 MILLION = 10**6
 
-
-def to_gb(n_bytes: float) -> float:
-    return n_bytes / GB
-
-
-def to_gib(n_bytes: float) -> float:
-    return n_bytes / GiB
