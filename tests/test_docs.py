@@ -37,3 +37,15 @@ def test_every_assumption_and_its_default_is_documented() -> None:
         row = re.search(rf"^\| `{a.name}` \| ([^|]+) \|", README, flags=re.M)
         assert row, a.name
         assert row.group(1).strip() == str(a.default), a.name
+
+
+def test_cli_reference_is_generated_from_help() -> None:
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "docs" / "generate_cli_reference.py"
+    spec = importlib.util.spec_from_file_location("generate_cli_reference", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.TARGET.read_text() == module.reference(), \
+        "run python docs/generate_cli_reference.py"
