@@ -524,7 +524,7 @@ def kv_chart(plan: Plan) -> Chart | None:
             for b in batches}
     gb = GB
     series = [Series(f"KV cache, {b} sequence{'s' * (b != 1)}",
-                     [(float(c), number(envs[c, b], "kv_bytes_per_sequence") * b / gb)
+                     [(float(c), number(envs[c, b], "kv_bytes_in_use") / gb)
                       for c in contexts]) for b in batches]
     weights = number(base, "weight_bytes") / gb
     series.append(Series(f"Weights ({fmt_id(base.scenario.weights)})",

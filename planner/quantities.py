@@ -247,6 +247,10 @@ ROW_QUANTITIES: list[Quantity] = [
              q("kv_attention_bytes_per_sequence") + q("state_bytes_per_sequence"),
              "attention KV (windows capped) + fixed linear-attention state", spec=True,
              display="bytes"),
+    Quantity("kv_bytes_in_use", "KV cache held by the batch", "B",
+             _b * q("kv_bytes_per_sequence"),
+             "batch × KV per sequence, all GPUs: what the cache holds at this concurrency",
+             display="bytes"),
     Quantity("kv_bytes_per_sequence_per_gpu", "KV per sequence per GPU", "B",
              q("kv_attention_bytes_per_sequence") * q("kv_share_per_gpu")
              + q("state_bytes_per_sequence") / _tp,
@@ -275,8 +279,9 @@ ROW_QUANTITIES: list[Quantity] = [
              "dense: all weights; MoE: shared parts + the routed experts the batch reads",
              display="bytes"),
     Quantity("decode_bytes_per_step", "Bytes read per decode step", "B",
-             q("weight_bytes_read_per_step") + _b * q("kv_bytes_per_sequence"),
-             "weights read + batch × KV per sequence, all GPUs", spec=True, display="bytes"),
+             q("weight_bytes_read_per_step") + q("kv_bytes_in_use"),
+             "weights read + the KV cache the batch holds, all GPUs", spec=True,
+             display="bytes"),
     Quantity("decode_bytes_per_gpu", "Bytes read per step per GPU", "B",
              q("weight_bytes_read_per_step") / _tp + _b * q("kv_bytes_per_sequence_per_gpu"),
              "weights read / TP + batch × KV per sequence per GPU (replicated KV read on every "
