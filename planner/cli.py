@@ -13,11 +13,10 @@ from planner import __version__
 from planner.assumptions import parse_overrides
 from planner.calc import Scenario, evaluate, to_json
 from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_gpus, load_models
-from planner.display import value_text
+from planner.display import calc_report
 from planner.errors import PlannerError
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.grid import DEFAULT_GRID
-from planner.quantities import ROW_QUANTITIES
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -84,7 +83,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int, bat
     if as_json:
         click.echo(json.dumps(to_json(env), indent=2))
         return
-    click.echo(_calc_table(env))
+    click.echo(calc_report(env))
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
@@ -166,53 +165,6 @@ def _progress(stage: str, done: int, total: int) -> None:
     _last_report[stage] = now
     share = f" {done:,}/{total:,} ({100 * done / total:.0f}%)" if total > 1 else ""
     click.echo(f"  {stage}{share}", err=True)
-
-
-def _calc_table(env) -> str:  # type: ignore[no-untyped-def]
-    s = env.scenario
-    m, g = env.model.model, env.gpu
-    lines = [
-        f"{m.name} on {s.tp} × {g.name}  (weights {s.weights}, KV {s.kv}, context {s.context:,} "
-        f"tokens, batch {s.batch}, prompt {s.prompt:,})",
-        "",
-    ]
-    width = max(len(q.label) for q in ROW_QUANTITIES) + 2
-    for q in ROW_QUANTITIES:
-        lines.append(f"  {q.label:<{width}}{value_text(env.value(q.name), q)}")
-    lines.append("")
-    if env.model.value("params_basis") == "derived from shape":
-        derived = env.model.value("params_total")
-        lines.append(f"Note: the catalog gives no params for {m.id}; "
-                     f"{derived:,.0f} parameters are derived from its shape.")
-    lines.append(_verdict(env))
-    price = f"${g.number('price_per_hour_usd')}/GPU-hour as of {g.text('price_date')}"
-    lines.append("Exact: memory and fit, given the shapes, formats and memory assumptions. "
-                 "Estimates: decode speed and TTFT rest on bandwidth_efficiency and "
-                 f"compute_efficiency; cost also on the GPU price ({price}).")
-    lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
-        f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
-    return "\n".join(lines)
-
-
-def _verdict(env) -> str:  # type: ignore[no-untyped-def]
-    s = env.scenario
-    bound = env.value("decode_bound")
-    speed = f"decode is {bound}-bound"
-    if not env.value("weights_fit"):
-        need = value_text(env.value("weight_bytes_per_gpu"), _q("weight_bytes_per_gpu"))
-        usable = value_text(env.value("usable_bytes_per_gpu"), _q("usable_bytes_per_gpu"))
-        return (f"DOES NOT FIT: weights need {need} per GPU but only {usable} is usable; "
-                "raise --tp, use a smaller --weights format or a larger GPU.")
-    if not env.value("fits"):
-        return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
-                f"{env.value('max_sequences')} sequences of {s.context:,} tokens fit; {speed}.")
-    return f"FITS: {s.batch} of at most {env.value('max_sequences')} sequences; {speed}."
-
-
-def _q(name: str):  # type: ignore[no-untyped-def]
-    from planner.quantities import ROW_BY_NAME
-
-    return ROW_BY_NAME[name]
 
 
 def main() -> None:
