@@ -581,17 +581,13 @@ def assumption_rows(plan: Plan) -> list[AssumptionRow]:
                           a.unit.replace("|", " or "),
                           value_str(a.default), a.reason, a.source, a.name in plan.overrides)
             for a in ASSUMPTIONS.values()]
-    for w in WEIGHT_FORMATS.values():
-        name = w.setting
-        rows.append(AssumptionRow(name, f"Bytes per parameter, {fmt_id(w.id)} weights",
-                                  value_str(plan.assumptions[name]), "bytes",
-                                  value_str(w.bytes_per_param), w.description, w.source,
-                                  name in plan.overrides))
-    for k in KV_FORMATS.values():
-        name = k.setting
-        rows.append(AssumptionRow(name, f"Bytes per KV element, {fmt_id(k.id)} cache",
-                                  value_str(plan.assumptions[name]), "bytes",
-                                  value_str(k.bytes_per_element), k.description, k.source,
+    formats = [(f"Bytes per parameter, {fmt_id(w.id)} weights", w.setting, w.bytes_per_param,
+                 w.description, w.source) for w in WEIGHT_FORMATS.values()]
+    formats += [(f"Bytes per KV element, {fmt_id(k.id)} cache", k.setting, k.bytes_per_element,
+                 k.description, k.source) for k in KV_FORMATS.values()]
+    for label, name, default, description, source in formats:
+        rows.append(AssumptionRow(name, label, value_str(plan.assumptions[name]), "bytes",
+                                  value_str(default), description, source,
                                   name in plan.overrides))
     return rows
 
