@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Protocol
 
 from planner.assumptions import resolve
@@ -29,7 +29,7 @@ class Scenario:
     prompt: int = 2048
 
 
-SCENARIO_FIELDS = ("model", "gpu", "weights", "kv", "tp", "context", "batch", "prompt")
+SCENARIO_FIELDS = tuple(f.name for f in fields(Scenario))
 
 
 class ModelEnv:

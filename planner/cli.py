@@ -53,16 +53,17 @@ def cli() -> None:
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.option("--model", required=True, help="Model id from the model catalog, e.g. llama-3.1-8b.")
 @click.option("--gpu", required=True, help="GPU id from the GPU catalog, e.g. h100-sxm.")
-@click.option("--tp", default=1, show_default=True, type=int, help="Tensor-parallel degree.")
-@click.option("--weights", default="bf16", show_default=True,
+@click.option("--tp", default=Scenario.tp, show_default=True, type=int,
+              help="Tensor-parallel degree.")
+@click.option("--weights", default=Scenario.weights, show_default=True,
               help=f"Weight format: {', '.join(WEIGHT_FORMATS)}.")
-@click.option("--kv", default="bf16", show_default=True,
+@click.option("--kv", default=Scenario.kv, show_default=True,
               help=f"KV-cache format: {', '.join(KV_FORMATS)}.")
-@click.option("--context", default=8192, show_default=True, type=int,
+@click.option("--context", default=Scenario.context, show_default=True, type=int,
               help="Context tokens per sequence.")
-@click.option("--batch", default=1, show_default=True, type=int,
+@click.option("--batch", default=Scenario.batch, show_default=True, type=int,
               help="Concurrent sequences.")
-@click.option("--prompt", default=2048, show_default=True, type=int,
+@click.option("--prompt", default=Scenario.prompt, show_default=True, type=int,
               help="Prompt tokens (for time to first token).")
 @models_option
 @gpus_option

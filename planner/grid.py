@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from planner.calc import Scenario, tp_problem
 from planner.catalog import PROJECT_ROOT, Catalog
@@ -36,6 +37,12 @@ class View:
     context: int
     contexts: tuple[int, ...]
     concurrency: tuple[int, ...]
+
+    def scenario(self, **changes: Any) -> Scenario:
+        """The selected configuration, with any field replaced (a GPU, a context...)."""
+        base = Scenario(self.model, self.gpu, self.weights, self.kv, self.tp, self.context,
+                        self.batch, self.prompt)
+        return replace(base, **changes)
 
 
 @dataclass
@@ -169,8 +176,9 @@ def _view(values: dict[str, object]) -> View:
     return View(**fields)  # type: ignore[arg-type]
 
 
-def _skip_reason(grid: Grid, models: Catalog, gpus: Catalog, model_id: str, gpu_id: str,
-                 tp: int) -> str | None:
+def skip_reason(models: Catalog, gpus: Catalog, model_id: str, gpu_id: str,
+                tp: int) -> str | None:
+    """Why a grid leaves out this (model, GPU, TP), or None when it keeps it."""
     if tp_problem(models.entries[model_id], tp):
         return "TP does not shard the model"
     if tp > gpus.entries[gpu_id].number("gpus_per_node"):
@@ -184,7 +192,7 @@ def count_valid(grid: Grid, models: Catalog, gpus: Catalog) -> int:
     per_triple = (len(a["weights"]) * len(a["kv"]) * len(a["context"]) * len(a["batch"])
                   * len(a["prompt"]))
     triples = sum(1 for m, g, tp in itertools.product(a["models"], a["gpus"], a["tp"])
-                  if _skip_reason(grid, models, gpus, m, g, tp) is None)
+                  if skip_reason(models, gpus, m, g, tp) is None)
     return triples * per_triple
 
 
@@ -195,7 +203,7 @@ def expand(grid: Grid, models: Catalog, gpus: Catalog) -> Iterator[Scenario]:
     for model_id, gpu_id, weights, kv, tp, context, batch, prompt in itertools.product(
             a["models"], a["gpus"], a["weights"], a["kv"], a["tp"], a["context"], a["batch"],
             a["prompt"]):
-        reason = _skip_reason(grid, models, gpus, model_id, gpu_id, tp)
+        reason = skip_reason(models, gpus, model_id, gpu_id, tp)
         if reason:
             grid.skipped[reason] += 1
             continue

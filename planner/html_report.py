@@ -13,17 +13,17 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from planner.assumptions import ASSUMPTIONS
-from planner.calc import Evaluated, Scenario, tp_problem
+from planner.calc import Evaluated, Scenario
 from planner.catalog import PROJECT_ROOT, Entry
 from planner.display import value_text
 from planner.expr import Value
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.grid import skip_reason
 from planner.method import readable_formula
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, assumptions_used
@@ -162,20 +162,13 @@ def reference_row(plan: Plan, model: str) -> Reference | None:
 def valid_env(plan: Plan, s: Scenario) -> Evaluated | None:
     """Evaluate a configuration the grid would accept; None when TP cannot shard the model or
     exceeds the GPU's scale-up domain."""
-    gpu = plan.gpus.entries[s.gpu]
-    if tp_problem(plan.models.entries[s.model], s.tp) or s.tp > gpu.number("gpus_per_node"):
+    if skip_reason(plan.models, plan.gpus, s.model, s.gpu, s.tp):
         return None
     return plan.row_env(s)
 
 
-def view_scenario(plan: Plan, **changes: Any) -> Scenario:
-    v = plan.view
-    view = Scenario(v.model, v.gpu, v.weights, v.kv, v.tp, v.context, v.batch, v.prompt)
-    return replace(view, **changes)
-
-
 def with_load(s: Scenario, context: int, batch: int) -> Scenario:
-    return Scenario(s.model, s.gpu, s.weights, s.kv, s.tp, context, batch, s.prompt)
+    return replace(s, context=context, batch=batch)
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,7 +339,7 @@ def capacity_intro(tables: list[CapacityTable]) -> str:
 
 def capacity_tables(plan: Plan) -> list[CapacityTable]:
     tables: list[CapacityTable] = []
-    view_env = valid_env(plan, view_scenario(plan))
+    view_env = valid_env(plan, plan.view.scenario())
     if view_env is not None:
         tables.append(capacity_table(plan, view_env.scenario, VIEW_WHY))
     references = {m: reference_row(plan, m) for m in plan.grid.axes["models"]
@@ -404,7 +397,7 @@ def sequences_chart(plan: Plan) -> Chart:
     """Sequences that fit vs context, one line per grid GPU, at the view's model and formats."""
     series, left_out = [], []
     for gpu in plan.grid.axes["gpus"]:
-        envs = [valid_env(plan, view_scenario(plan, gpu=gpu, context=c, batch=1))
+        envs = [valid_env(plan, plan.view.scenario(gpu=gpu, context=c, batch=1))
                 for c in plan.view.contexts]
         if any(e is None for e in envs):
             left_out.append(gpu_short(plan.gpus.entries[gpu]))
@@ -463,7 +456,7 @@ def _fit_split(envs: Sequence[Evaluated], quantity: str) -> tuple[Series, Series
 
 
 def concurrency_chart(plan: Plan, quantity: str, title: str, y_label: str) -> Chart | None:
-    base = valid_env(plan, view_scenario(plan))
+    base = valid_env(plan, plan.view.scenario())
     if base is None:
         return None
     envs = [plan.row_env(with_load(base.scenario, plan.view.context, b))
@@ -515,7 +508,7 @@ def cost_chart(plan: Plan) -> Chart:
 
 def kv_chart(plan: Plan) -> Chart | None:
     """Where the KV cache outgrows the weights: KV of 1, 8 and `batch` sequences vs weights."""
-    base = valid_env(plan, view_scenario(plan))
+    base = valid_env(plan, plan.view.scenario())
     if base is None:
         return None
     contexts = sorted(set(plan.view.contexts))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
+from planner.calc import SCENARIO_FIELDS
 from planner.catalog import GPU_FIELDS, MODEL_LAYER_COUNTS, MODEL_NUMERIC
 from planner.quantities import MODEL_QUANTITIES, ROW_QUANTITIES
 
@@ -18,7 +19,7 @@ GRID, CAPACITY, CHARTS, VIEW_DATA = "Grid", "Capacity", "Charts", "View data"
 METHOD = "Method"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
-CONFIG_COLUMNS = ["model", "gpu", "weights", "kv", "tp", "context", "batch", "prompt"]
+CONFIG_COLUMNS = list(SCENARIO_FIELDS)
 LOOKUPS = {  # lookup column -> (configuration column, id range it is matched in)
     "model_row": ("model", "model_id"),
     "gpu_row": ("gpu", "gpu_id"),

@@ -11,7 +11,7 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from planner.calc import RowEnv, Scenario
+from planner.calc import RowEnv
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME
 from planner.workbook import styles
@@ -80,22 +80,14 @@ def _layout(plan: Plan) -> ViewLayout:
     return ViewLayout(plan.view.contexts, plan.view.concurrency, list(plan.grid.axes["gpus"]))
 
 
-def _scenario(plan: Plan, **changes: object) -> Scenario:
-    v = plan.view
-    base = {"model": v.model, "gpu": v.gpu, "weights": v.weights, "kv": v.kv, "tp": v.tp,
-            "context": v.context, "batch": v.batch, "prompt": v.prompt}
-    base.update(changes)
-    return Scenario(**base)  # type: ignore[arg-type]
-
-
 def view_envs(plan: Plan) -> dict[str, dict]:
     """The configurations the views show, evaluated in Python for the cached values."""
     lay = _layout(plan)
-    a = {(i, j): plan.row_env(_scenario(plan, context=c, batch=b))
+    a = {(i, j): plan.row_env(plan.view.scenario(context=c, batch=b))
          for i, c in enumerate(lay.contexts) for j, b in enumerate(lay.concurrency)}
-    b = {(g, i): plan.row_env(_scenario(plan, gpu=gpu, context=c, batch=1))
+    b = {(g, i): plan.row_env(plan.view.scenario(gpu=gpu, context=c, batch=1))
          for g, gpu in enumerate(lay.gpus) for i, c in enumerate(lay.contexts)}
-    c = {g: plan.row_env(_scenario(plan, gpu=gpu)) for g, gpu in enumerate(lay.gpus)}
+    c = {g: plan.row_env(plan.view.scenario(gpu=gpu)) for g, gpu in enumerate(lay.gpus)}
     return {"a": a, "b": b, "c": c}
 
 
