@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from planner.engines import ENGINES
 from planner.errors import ArgumentError
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 
@@ -25,9 +26,13 @@ class Assumption:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
+    auto: bool = False  # "auto" is accepted: the planner models the value itself
+    group: str = "engine"  # engine | speed | site | finance: where the Assumptions sheet lists it
 
     def parse(self, text: str) -> float | str:
         """Turn a ``--set`` value into a checked value, or say what would be right."""
+        if self.auto and text.strip().lower() == "auto":
+            return "auto"
         if self.choices:
             value = text.strip().lower()
             if value not in self.choices:
@@ -38,9 +43,10 @@ class Assumption:
         try:
             number = float(text)
         except ValueError:
+            also = " or 'auto'" if self.auto else ""
             raise ArgumentError(
                 f"--set {self.name}={text}: not a number; expected {self.unit} "
-                f"between {self.minimum:g} and {self.maximum:g}"
+                f"between {self.minimum:g} and {self.maximum:g}{also}"
             ) from None
         if not math.isfinite(number):
             raise ArgumentError(f"--set {self.name}={text}: must be a finite number")
@@ -56,49 +62,100 @@ class Assumption:
 ASSUMPTIONS: dict[str, Assumption] = {
     a.name: a
     for a in [
+        # -- the engine and its memory policy -------------------------------------------------
         Assumption(
-            "gpu_memory_utilization", "GPU memory the engine may use", "fraction", 0.9,
-            "vLLM's long-standing default gpu_memory_utilization (0.92 in 2026 releases), a "
-            "fraction of total memory that weights, overhead and KV share; TensorRT-LLM's "
-            "free_gpu_memory_fraction is 0.9",
-            "vLLM vllm/config/cache.py; SGLang docs server_arguments.md; "
-            "TensorRT-LLM KvCacheConfig",
+            "engine", "Serving engine whose memory policy sizes the KV pool",
+            "vllm|sglang|trtllm|none", "vllm",
+            "vLLM is the most used open engine; 'none' is SPEC's arithmetic (the model's own "
+            "need, no engine policy), which the published reference cases describe",
+            "docs/engines.md; engine table on the Assumptions sheet",
+            choices=tuple(ENGINES),
+        ),
+        Assumption(
+            "gpu_memory_utilization", "Memory fraction the engine may use", "fraction", 0.9,
+            "vLLM's gpu_memory_utilization default; for engine=sglang it is "
+            "mem_fraction_static, for engine=trtllm kv_cache_free_gpu_mem_fraction (each "
+            "applied the way that engine applies it)",
+            "vLLM vllm/config/cache.py; SGLang server_arguments.md; TensorRT-LLM KvCacheConfig",
             minimum=0.05, maximum=1.0,
         ),
         Assumption(
-            "overhead_gib_per_gpu", "Runtime overhead per GPU outside weights and KV", "GiB",
-            4.0,
-            "vLLM's memory profile of Llama-3-8B on an H100: 1.8 GiB non-torch memory (3.6 GiB "
-            "at TP2: NCCL buffers) + 1.3 GiB activation peak + 0.2-1.4 GiB CUDA graphs; "
-            "raise to 5-6 GiB for TP>1 or long prompts",
-            "vllm-project/vllm issues #10511, #11349, #14452; sglang #8538; "
-            "docs/assumption-evidence.md",
-            minimum=0.0, maximum=1024.0,
+            "memory_basis", "GPU memory figure used for sizing", "engine|reported|marketed",
+            "engine",
+            "Engines size against the total CUDA/ROCm reports (79.19 GiB on an H100), below "
+            "nvidia-smi's 81,559 MiB and the marketed 80 GB; GPUs without an engine figure "
+            "fall back to nvidia-smi MiB, then to marketed GB",
+            "vLLM and SGLang startup logs (docs/accuracy.md); catalogs/gpus.yaml",
+            choices=("engine", "reported", "marketed"),
         ),
         Assumption(
-            "bandwidth_efficiency", "Achieved fraction of peak HBM bandwidth in decode",
-            "fraction", 0.8,
-            "STREAM-style triad reaches 0.89 of spec on H100 and H200, 0.83 on A100, 0.74-0.80 "
-            "on MI300X; real decode reaches 0.69-0.82 (gpt-fast); 0.8 is 0.9 x the H100 ceiling",
-            "AI-benchmarking-guide Azure results; TileOPs h200.yaml; gpt-fast README; "
-            "docs/assumption-evidence.md",
-            minimum=0.01, maximum=1.0,
+            "overhead_gib_per_gpu", "Runtime memory per GPU outside weights and KV", "GiB",
+            "auto",
+            "'auto' models it from the mechanism: activation peak of the engine's profile run "
+            "+ non-torch memory + communication buffers at TP ≥ 2 + a vision encoder's profile; "
+            "a number pins it",
+            "docs/engines.md; vLLM V1 memory profiling logs",
+            minimum=0.0, maximum=1024.0, auto=True,
         ),
         Assumption(
-            "compute_efficiency", "Achieved fraction of dense peak FLOP/s", "fraction", 0.5,
-            "H100 training MFU is 0.38-0.48 (Megatron-LM, Llama 3) and the dense GEMM ceiling "
-            "0.70-0.83; forward-only prefill falls between",
-            "NVIDIA/Megatron-LM README; Azure GEMM results; docs/assumption-evidence.md",
-            minimum=0.01, maximum=1.0,
+            "max_num_seqs", "Most sequences the engine schedules at once", "sequences", "auto",
+            "'auto' is the engine's default: vLLM serve 1024 on GPUs with ≥ 70 GiB, else 256; "
+            "TensorRT-LLM max_batch_size 2048. Sizes the sampler's profile and caps a batch",
+            "vLLM engine/arg_utils.py; TensorRT-LLM build defaults",
+            minimum=1, maximum=65536, auto=True,
         ),
         Assumption(
-            "memory_basis", "GPU memory figure used for sizing", "reported|marketed",
-            "reported",
-            "Engines size the KV pool from what the device reports (nvidia-smi MiB, e.g. "
-            "81,559 MiB for an 'H100 80GB'); 'marketed' uses the decimal GB on the box. "
-            "GPUs without a reported figure fall back to marketed GB",
-            "SPEC §2; nvidia-smi readings in catalogs/gpus.yaml",
-            choices=("reported", "marketed"),
+            "max_num_batched_tokens", "Most tokens in one engine step", "tokens", "auto",
+            "'auto' is the engine's default: vLLM serve 8192 on GPUs with ≥ 70 GiB, else 2048. "
+            "Bounds the profile run's forward pass and sliding-window pages",
+            "vLLM engine/arg_utils.py",
+            minimum=1, maximum=1048576, auto=True,
+        ),
+        Assumption(
+            "sampler_bytes_per_logit", "Sampler memory per logit in the profile run", "bytes",
+            15.0,
+            "the profile run samples max_num_seqs × vocabulary logits: FP32 logits, "
+            "probabilities and sorted copies for top-p/top-k; vLLM 0.17-0.19 logs of seven "
+            "dense models give 14.4-16 bytes per logit",
+            "docs/engines.md; llm-d-planner accuracy logs (PR #205)",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "activation_bytes_per_element", "Bytes per activation element", "bytes", 2.0,
+            "activations run in the 16-bit model dtype; the fused-MoE workspace holds "
+            "max_num_batched_tokens × top-k × (3 × expert FFN / TP + hidden) of them",
+            "vLLM fused_moe workspace sizes",
+            minimum=0.5, maximum=8.0,
+        ),
+        Assumption(
+            "non_torch_gib_per_gpu", "Non-torch memory per GPU (CUDA, cuBLAS workspaces)",
+            "GiB", 0.25,
+            "vLLM V1 logs 0.13-0.26 GiB of non-torch memory during the forward pass at TP 1",
+            "llm-d-planner accuracy logs (PR #205)",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "comm_buffer_gib_per_gpu", "Communication buffers per GPU at TP ≥ 2", "GiB", 1.85,
+            "NCCL and custom all-reduce buffers: non-torch memory rises from 0.25 to 2.07-2.13 "
+            "GiB at TP 2-4 on H100 NVLink; over PCIe (no custom all-reduce) about 0.1 GiB, "
+            "so GPUs without scale_up_gb_s use a tenth",
+            "llm-d-planner accuracy logs (PR #205); gnosia93/vlm-distillation L40S log",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "vision_profile_gib_per_gpu", "Vision-encoder profile peak per GPU", "GiB", 14.0,
+            "a vision-language model's profile run encodes dummy images at the maximum "
+            "multimodal budget: InternVL3-78B showed a 15.7 GiB activation peak per GPU at TP 8 "
+            "(about 14 above a text model's)",
+            "gnosia93/vlm-distillation ec2/5-vlm-infer.md",
+            minimum=0.0, maximum=256.0,
+        ),
+        Assumption(
+            "cuda_graph_gib_per_gpu", "CUDA graphs per GPU, outside the budget", "GiB", 1.0,
+            "vLLM V1 captures CUDA graphs after sizing the KV pool: 0.4-1.8 GiB per GPU in "
+            "logs, on top of gpu_memory_utilization; reported as headroom, not deducted",
+            "llm-d-planner accuracy logs (PR #205); vLLM docs on memory profiling",
+            minimum=0.0, maximum=64.0,
         ),
         Assumption(
             "state_bytes_per_element", "Bytes per element of a linear-attention state",
@@ -108,6 +165,135 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "vllm-project/vllm #34489, #39032; sglang docs qwen3.md; "
             "docs/assumption-evidence.md",
             minimum=0.5, maximum=8.0,
+        ),
+        # -- speed ------------------------------------------------------------------------
+        Assumption(
+            "bandwidth_efficiency", "Achieved fraction of peak HBM bandwidth in decode",
+            "fraction", "auto",
+            "'auto' takes the GPU family's measured figure from the GPU catalog, else "
+            "bandwidth_efficiency_fallback; a number applies to every GPU",
+            "catalogs/gpus.yaml; docs/gpu-evidence.md", minimum=0.01, maximum=1.0, auto=True,
+            group="speed",
+        ),
+        Assumption(
+            "bandwidth_efficiency_fallback", "Bandwidth efficiency where the catalog has none",
+            "fraction", 0.8,
+            "STREAM-style triad reaches 0.89 of spec on H100 and H200, 0.83 on A100; real "
+            "decode reaches 0.69-0.82 (gpt-fast); 0.8 is 0.9 × the H100 ceiling",
+            "AI-benchmarking-guide Azure results; gpt-fast README; docs/assumption-evidence.md",
+            minimum=0.01, maximum=1.0, group="speed",
+        ),
+        Assumption(
+            "compute_efficiency", "Achieved fraction of dense peak FLOP/s", "fraction", "auto",
+            "'auto' takes the GPU family's measured figure from the GPU catalog, else "
+            "compute_efficiency_fallback; a number applies to every GPU",
+            "catalogs/gpus.yaml; docs/gpu-evidence.md", minimum=0.01, maximum=1.0, auto=True,
+            group="speed",
+        ),
+        Assumption(
+            "compute_efficiency_fallback", "Compute efficiency where the catalog has none",
+            "fraction", 0.5,
+            "H100 training MFU is 0.38-0.48 (Megatron-LM, Llama 3) and the dense GEMM ceiling "
+            "0.70-0.83; forward-only prefill falls between",
+            "NVIDIA/Megatron-LM README; Azure GEMM results; docs/assumption-evidence.md",
+            minimum=0.01, maximum=1.0, group="speed",
+        ),
+        Assumption(
+            "step_overhead_us_per_layer", "Fixed time per layer of every engine step", "µs",
+            30.0,
+            "kernel launches, norms, rotary and scheduling that do not scale with bytes: Qwen3-8B "
+            "on an H100 at concurrency 4 decodes in 7.4 ms where the weight read takes 6.1 ms "
+            "(36 layers → about 30 µs each)",
+            "gpustack performance-lab qwen3-8b/h100-latency; docs/engines.md",
+            minimum=0.0, maximum=10000.0, group="speed",
+        ),
+        Assumption(
+            "allreduce_latency_us_fallback", "All-reduce latency where the catalog has none",
+            "µs", 20.0,
+            "small-message NCCL all-reduce across 8 GPUs takes 10-40 µs; used for GPUs without "
+            "allreduce_latency_us",
+            "nccl-tests results; docs/gpu-evidence.md", minimum=0.0, maximum=10000.0,
+            group="speed",
+        ),
+        Assumption(
+            "pcie_gb_s", "Effective all-reduce bandwidth over PCIe", "GB/s", 25.0,
+            "PCIe Gen4/Gen5 x16 carries 32/64 GB/s per direction; ring all-reduce over host "
+            "bridges reaches about 25 GB/s; used for GPUs without scale_up_gb_s",
+            "PCI-SIG specifications; nccl-tests busbw on PCIe servers", minimum=0.1,
+            maximum=10000.0, group="speed",
+        ),
+        # -- site ---------------------------------------------------------------------------
+        Assumption(
+            "target_utilisation", "Peak load per replica as a share of its capacity", "fraction",
+            0.8,
+            "headroom for bursts and latency tails: llm-d planner sizes with 20 % headroom, "
+            "fleet-sim caps utilisation at 0.85",
+            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+        ),
+        Assumption(
+            "pue", "Power usage effectiveness (facility ÷ IT power)", "ratio", 1.25,
+            "Epoch's default for non-hyperscale sites; enterprise colocation 1.5-1.6, new AI "
+            "builds under 1.3, hyperscalers 1.1",
+            "docs/tco-evidence.md (Uptime Institute, Epoch)", minimum=1.0, maximum=3.0,
+            group="site",
+        ),
+        Assumption(
+            "electricity_usd_per_kwh", "Electricity price", "USD/kWh", 0.0826,
+            "US industrial average price, 2025 (EIA via Epoch)", "docs/tco-evidence.md",
+            minimum=0.0, maximum=2.0, group="site",
+        ),
+        Assumption(
+            "average_power_share", "Average draw ÷ maximum server power", "fraction", 0.75,
+            "Epoch assumes GPU servers average 75 % of their rated maximum",
+            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+        ),
+        Assumption(
+            "rack_power_kw", "Power one rack can feed and cool", "kW", 40.8,
+            "four DGX H100 (10.2 kW each) per 40.8 kW rack in NVIDIA's SuperPOD design; most "
+            "enterprise sites have no rack above 30 kW",
+            "docs/tco-evidence.md", minimum=1.0, maximum=500.0, group="site",
+        ),
+        Assumption(
+            "rack_units_per_rack", "Usable rack units per rack", "U", 42.0,
+            "a standard 42U rack", "docs/tco-evidence.md", minimum=1.0, maximum=60.0,
+            group="site",
+        ),
+        Assumption(
+            "colocation_usd_per_kw_month", "Colocation price per kW of IT capacity", "USD/kW-month",
+            184.06,
+            "North America primary markets, 250-500 kW requirements, H2 2024 (CBRE); power "
+            "billed separately", "docs/tco-evidence.md", minimum=0.0, maximum=2000.0,
+            group="site",
+        ),
+        # -- finance ------------------------------------------------------------------------
+        Assumption(
+            "amortisation_years", "Amortisation period", "years", 5.0,
+            "Amazon moved a subset of servers back to 5 years in 2025 citing the AI pace; "
+            "Meta 5.5, Microsoft and Alphabet 6", "docs/tco-evidence.md", minimum=1.0,
+            maximum=15.0, group="finance",
+        ),
+        Assumption(
+            "discount_rate", "Discount rate for opex", "fraction per year", 0.08,
+            "a typical corporate cost of capital; the after-tax cost of debt is the textbook "
+            "rate for lease-versus-buy", "docs/tco-evidence.md", minimum=0.0, maximum=1.0,
+            group="finance",
+        ),
+        Assumption(
+            "network_share_of_capex", "Network share of total capex", "fraction", 0.19,
+            "cluster interconnect is 19 % of total cluster cost (SemiAnalysis via Epoch)",
+            "docs/tco-evidence.md", minimum=0.0, maximum=0.9, group="finance",
+        ),
+        Assumption(
+            "support_usd_per_gpu_year", "Software and support per GPU-year", "USD/GPU-year",
+            4500.0,
+            "NVIDIA AI Enterprise list price $4,500 per GPU per year; set 0 where none is "
+            "bought", "docs/tco-evidence.md", minimum=0.0, maximum=100000.0, group="finance",
+        ),
+        Assumption(
+            "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",
+            0.41,
+            "AWS 1-year commitment 41 % (3-year 64 %), Epoch's defaults",
+            "docs/tco-evidence.md", minimum=0.0, maximum=0.95, group="finance",
         ),
     ]
 }

@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Protocol
 
 from planner.assumptions import resolve
-from planner.catalog import Catalog, Entry, Gpu, Model
+from planner.catalog import MODEL_TEXT_INPUTS, Catalog, Entry, Gpu, Model
+from planner.engines import ENGINES
 from planner.errors import ArgumentError
 from planner.expr import Value
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
@@ -27,6 +28,7 @@ class Scenario:
     context: int = 8192
     batch: int = 1
     prompt: int = 2048
+    output: int = 0  # output tokens per request; 0: not given (decode at the full context)
 
 
 SCENARIO_FIELDS = tuple(f.name for f in fields(Scenario))
@@ -43,9 +45,12 @@ class ModelEnv:
     def value(self, name: str) -> Value:
         if name not in self.cache:
             quantity = MODEL_BY_NAME.get(name)
-            self.cache[name] = (
-                quantity.expr.evaluate(self) if quantity else self.model.number(name)
-            )
+            if quantity:
+                self.cache[name] = quantity.expr.evaluate(self)
+            elif name in MODEL_TEXT_INPUTS:
+                self.cache[name] = self.model.text(name)
+            else:
+                self.cache[name] = self.model.number(name)
         return self.cache[name]
 
     def lookup(self, kind: str, name: str) -> Value:
@@ -80,9 +85,15 @@ class RowEnv:
         if kind == "assume":
             return self.assumptions[name]
         if kind == "weights":
+            fmt = WEIGHT_FORMATS[self.scenario.weights]
             if name == "bytes_per_param":
-                return self.assumptions[WEIGHT_FORMATS[self.scenario.weights].setting]
-            return WEIGHT_FORMATS[self.scenario.weights].compute
+                return self.assumptions[fmt.setting]
+            value = getattr(fmt, name)
+            return value
+        if kind == "engine":
+            engine = ENGINES[str(self.assumptions["engine"])]
+            number: Value = getattr(engine, name)
+            return number
         if kind == "kv":
             return self.assumptions[KV_FORMATS[self.scenario.kv].setting]
         raise KeyError(f"{kind}:{name}")
@@ -140,10 +151,12 @@ def check_scenario(s: Scenario, models: Catalog, gpus: Catalog) -> tuple[Model, 
     if s.kv not in KV_FORMATS:
         raise _unknown("KV-cache format", s.kv, list(KV_FORMATS), "--kv")
     for name, option in (("tp", "--tp"), ("context", "--context"), ("batch", "--batch"),
-                         ("prompt", "--prompt")):
+                         ("prompt", "--prompt"), ("output", "--output")):
         value = getattr(s, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ArgumentError(f"{option} {value}: must be a whole number greater than 0")
+        floor = 0 if name == "output" else 1
+        if not isinstance(value, int) or isinstance(value, bool) or value < floor:
+            word = "0 or more" if floor == 0 else "greater than 0"
+            raise ArgumentError(f"{option} {value}: must be a whole number {word}")
     model = models.entries[s.model]
     assert isinstance(model, Model)
     gpu = gpus.entries[s.gpu]

@@ -20,6 +20,8 @@ from planner.yamlsource import Node, load_yaml
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODELS = PROJECT_ROOT / "catalogs" / "models.yaml"
 DEFAULT_GPUS = PROJECT_ROOT / "catalogs" / "gpus.yaml"
+DEFAULT_SERVERS = PROJECT_ROOT / "catalogs" / "servers.yaml"
+DEFAULT_WORKLOADS = PROJECT_ROOT / "catalogs" / "workloads.yaml"
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "linear_attention")
@@ -49,6 +51,7 @@ MODEL_FIELDS: dict[str, FieldSpec] = {
     "name": _text("display name"),
     "source": _text("where the facts came from (config.json copy, model card)", True),
     "notes": _text("anything a reader should know"),
+    "hf_id": _text("the Hugging Face repository id, e.g. meta-llama/Llama-3.1-8B-Instruct"),
     "params": _num("total parameters from the model card (derived from the shape when absent)"),
     "active_params": _num("parameters active per token (MoE)"),
     "num_hidden_layers": _int("transformer layers", True),
@@ -83,6 +86,15 @@ MODEL_FIELDS: dict[str, FieldSpec] = {
     "linear_key_head_dim": _int("linear-attention key head width"),
     "linear_value_head_dim": _int("linear-attention value head width"),
     "linear_conv_kernel_dim": _int("short-convolution kernel width"),
+    "vision_params": _num("parameters of a vision tower the text config does not count "
+                          "(vision-language models)"),
+    "checkpoint_bytes": _num("exact weight bytes of the checkpoint as stored "
+                             "(model.safetensors.index.json metadata.total_size); overrides "
+                             "the estimate for the format it was stored in"),
+    "checkpoint_format": _text("the weight format checkpoint_bytes is stored in, e.g. bf16, "
+                               "fp8, mxfp4"),
+    "draft_layers": _int("extra attention layers a speculative-decoding draft head (EAGLE, MTP) "
+                         "adds to the KV cache", allow_zero=True),
 }
 
 GPU_FIELDS: dict[str, FieldSpec] = {
@@ -102,11 +114,61 @@ GPU_FIELDS: dict[str, FieldSpec] = {
     "price_usd": _num("approximate purchase price per GPU, USD"),
     "price_date": _text("when the prices were true, YYYY-MM", True),
     "price_source": _text("where the prices came from"),
+    "memory_engine_gib": _num("device total the serving engine sizes against: what CUDA/ROCm "
+                              "reports (torch.cuda.mem_get_info total), GiB (2^30 bytes)"),
+    "memory_engine_source": _text("where memory_engine_gib was read (an engine log, an issue)"),
+    "scale_up_gb_s": _num("per-GPU scale-up bandwidth (NVLink, Infinity Fabric, xGMI) in one "
+                          "direction, decimal GB/s; leave out for PCIe-only cards"),
+    "allreduce_latency_us": _num("small-message all-reduce latency inside the scale-up domain, "
+                                 "microseconds"),
+    "interconnect_source": _text("where scale_up_gb_s and allreduce_latency_us came from"),
+    "bandwidth_efficiency": _num("measured fraction of peak memory bandwidth that decode "
+                                 "reaches on this GPU family (overrides the global default)"),
+    "compute_efficiency": _num("measured fraction of dense peak FLOP/s that prefill reaches on "
+                               "this GPU family (overrides the global default)"),
+    "efficiency_source": _text("the measurements behind bandwidth_efficiency / "
+                               "compute_efficiency"),
+}
+
+SERVER_FIELDS: dict[str, FieldSpec] = {
+    "name": _text("display name"),
+    "gpu": _text("the GPU id (catalogs/gpus.yaml) the server carries", True),
+    "gpus_per_server": _int("GPUs in one server (or rack-scale unit)", True),
+    "scale_up_gpus": _int("GPUs one tensor-parallel group may span (the NVLink domain); "
+                          "default gpus_per_server"),
+    "price_usd": _num("purchase price of the whole server, USD", True),
+    "power_kw": _num("maximum power of the whole server, kW", True),
+    "rack_units": _num("height, rack units (U)", True),
+    "whole_rack": FieldSpec("bool", help="true when the unit is a rack of its own (GB200 "
+                                         "NVL72): it brings its own power and cooling"),
+    "price_date": _text("when the price was true, YYYY-MM", True),
+    "source": _text("where price, power and size come from", True),
+    "notes": _text("anything a reader should know"),
+}
+
+WORKLOAD_FIELDS: dict[str, FieldSpec] = {
+    "name": _text("display name"),
+    "model": _text("the model id (catalogs/models.yaml) the workload runs", True),
+    "rate_rps": _num("design-peak requests per second"),
+    "tokens_per_day": _num("input + output tokens per day (instead of rate_rps)"),
+    "peak_to_average": _num("peak rate ÷ average rate (default 1)"),
+    "prompt_tokens": _int("prompt (input) tokens per request", True),
+    "output_tokens": _int("output tokens per request", True),
+    "ttft_s": _num("time-to-first-token target, seconds", True),
+    "itl_s": _num("inter-token latency target, seconds", True),
+    "weights": FieldSpec("ids", help="allowed weight formats (default bf16, fp8)"),
+    "kv": FieldSpec("ids", help="allowed KV-cache formats (default bf16, fp8)"),
+    "gpus": FieldSpec("ids", help="allowed GPU ids (default: every GPU with a server)"),
+    "spare_replicas": _int("replicas kept spare for failures and maintenance",
+                           allow_zero=True),
+    "source": _text("where the traffic shape and targets come from", True),
+    "notes": _text("anything a reader should know"),
 }
 
 # Numeric fields the arithmetic reads; absent ones read as 0 like a blank spreadsheet cell.
 MODEL_NUMERIC = [k for k, s in MODEL_FIELDS.items() if s.kind in ("int", "number", "bool")]
 MODEL_LAYER_COUNTS = [f"{t.split('_')[0]}_attention_layers" for t in LAYER_TYPES]
+MODEL_TEXT_INPUTS = ["checkpoint_format"]  # text fields formulas read
 GPU_NUMERIC = [k for k, s in GPU_FIELDS.items() if s.kind in ("int", "number")]
 
 
@@ -157,6 +219,18 @@ class Gpu(Entry):
 
 
 @dataclass(frozen=True)
+class Server(Entry):
+    pass
+
+
+@dataclass(frozen=True)
+class Workload(Entry):
+    def ids(self, name: str) -> list[str]:
+        value = self.values.get(name)
+        return list(value) if isinstance(value, list) else []
+
+
+@dataclass(frozen=True)
 class Catalog:
     path: Path
     sha256: str
@@ -182,6 +256,12 @@ def _check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
         return value
     if spec.kind == "layers":
         return value  # checked with the rest of the entry
+    if spec.kind == "ids":
+        items = value if isinstance(value, list) else None
+        if not items or not all(isinstance(i.value, str) for i in items):
+            raise CatalogError(loc, f"must be a non-empty list of ids, got {value!r}",
+                               f"e.g. [bf16, fp8]; {spec.help}")
+        return [i.value for i in items]
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CatalogError(loc, f"must be a number, got {value!r}",
                            f"expected {spec.help}, e.g. 4096 (no quotes or units)")
@@ -335,4 +415,62 @@ def load_gpus(path: Path | str = DEFAULT_GPUS) -> Catalog:
             raise CatalogError(gpu.locate("price_date"), f"must be a date YYYY-MM, got {date!r}",
                                "write the month the price was true, e.g. '2026-03'")
         entries[entry_id] = gpu
+    return Catalog(path, _digest(path), entries)
+
+
+def _known(entry: Entry, field: str, value: str, known: list[str], what: str) -> None:
+    if value not in known:
+        close = difflib.get_close_matches(value, known, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(known)}"
+        raise CatalogError(entry.locate(field), f"unknown {what} {value!r}", hint)
+
+
+def load_servers(path: Path | str, gpus: Catalog) -> Catalog:
+    path = Path(path)
+    entries: dict[str, Entry] = {}
+    for entry_id, (values, lines, line) in _parse_entries(path, "servers",
+                                                          SERVER_FIELDS).items():
+        server = Server(entry_id, values, lines, line, path)
+        _known(server, "gpu", server.text("gpu"), list(gpus.entries), "GPU id")
+        date = server.text("price_date")
+        if not re.match(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$", date):
+            raise CatalogError(server.locate("price_date"),
+                               f"must be a date YYYY-MM, got {date!r}",
+                               "write the month the price was true, e.g. '2026-03'")
+        scale = server.number("scale_up_gpus")
+        if scale and scale > server.number("gpus_per_server") and not server.number(
+                "whole_rack"):
+            raise CatalogError(server.locate("scale_up_gpus"),
+                               f"{scale} exceeds gpus_per_server "
+                               f"{server.number('gpus_per_server')}",
+                               "a tensor-parallel group stays inside one server")
+        entries[entry_id] = server
+    return Catalog(path, _digest(path), entries)
+
+
+def load_workloads(path: Path | str, models: Catalog, gpus: Catalog) -> Catalog:
+    from planner.formats import KV_FORMATS, WEIGHT_FORMATS
+
+    path = Path(path)
+    entries: dict[str, Entry] = {}
+    for entry_id, (values, lines, line) in _parse_entries(path, "workloads",
+                                                          WORKLOAD_FIELDS).items():
+        w = Workload(entry_id, values, lines, line, path)
+        _known(w, "model", w.text("model"), list(models.entries), "model id")
+        for name, known, what in (("weights", list(WEIGHT_FORMATS), "weight format"),
+                                  ("kv", list(KV_FORMATS), "KV-cache format"),
+                                  ("gpus", list(gpus.entries), "GPU id")):
+            for value in w.ids(name):
+                _known(w, name, value, known, what)
+        rate, per_day = w.number("rate_rps"), w.number("tokens_per_day")
+        if bool(rate) == bool(per_day):
+            raise CatalogError(w.locate("rate_rps" if rate else None),
+                               "give exactly one of rate_rps and tokens_per_day",
+                               "rate_rps: design-peak requests/s, or tokens_per_day with "
+                               "peak_to_average")
+        peak = w.number("peak_to_average")
+        if peak and peak < 1:
+            raise CatalogError(w.locate("peak_to_average"),
+                               f"must be at least 1 (peak ÷ average), got {peak}")
+        entries[entry_id] = w
     return Catalog(path, _digest(path), entries)

@@ -12,7 +12,14 @@ import click
 from planner import __version__
 from planner.assumptions import parse_overrides
 from planner.calc import Scenario, evaluate, to_json
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_gpus, load_models
+from planner.catalog import (
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    DEFAULT_SERVERS,
+    DEFAULT_WORKLOADS,
+    load_gpus,
+    load_models,
+)
 from planner.display import calc_report
 from planner.errors import PlannerError
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
@@ -28,10 +35,9 @@ gpus_option = click.option(
     show_default="shipped catalogs/gpus.yaml", help="GPU catalog (YAML).")
 set_option = click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE",
-    help="Change an assumption, e.g. gpu_memory_utilization=0.85 (repeatable). "
-         "Names: gpu_memory_utilization, overhead_gib_per_gpu, bandwidth_efficiency, "
-         "compute_efficiency, memory_basis, state_bytes_per_element, "
-         "bytes_per_param_FORMAT, bytes_per_kv_element_FORMAT.")
+    help="Change an assumption, e.g. gpu_memory_utilization=0.85 or engine=sglang (repeatable). "
+         "`planner list assumptions` shows every name, unit and default; formats' sizes are "
+         "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT.")
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -59,27 +65,38 @@ def cli() -> None:
               help=f"Weight format: {', '.join(WEIGHT_FORMATS)}.")
 @click.option("--kv", default=Scenario.kv, show_default=True,
               help=f"KV-cache format: {', '.join(KV_FORMATS)}.")
-@click.option("--context", default=Scenario.context, show_default=True, type=int,
-              help="Context tokens per sequence.")
+@click.option("--context", type=int, default=None,
+              help="Context tokens per sequence (what must fit).  [default: prompt + output "
+                   f"with --output, else {Scenario.context}]")
 @click.option("--batch", default=Scenario.batch, show_default=True, type=int,
               help="Concurrent sequences.")
 @click.option("--prompt", default=Scenario.prompt, show_default=True, type=int,
               help="Prompt tokens (for time to first token).")
+@click.option("--output", default=Scenario.output, show_default=True, type=int,
+              help="Output tokens per request: decode speed is taken at the mean context "
+                   "prompt + output/2 and the engine's interleaved prefill is counted "
+                   "(0: not given).")
 @models_option
 @gpus_option
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
-def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int, batch: int,
-         prompt: int, models_path: Path, gpus_path: Path, overrides: tuple[str, ...],
-         as_json: bool) -> None:
-    """Size one configuration: memory, fit, decode speed, TTFT and cost.
+def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | None, batch: int,
+         prompt: int, output: int, models_path: Path, gpus_path: Path,
+         overrides: tuple[str, ...], as_json: bool) -> None:
+    """Size one configuration: memory, fit, decode speed, serving speed, TTFT and cost.
 
     \b
-    Example:
+    Examples:
       planner calc --model llama-3.1-70b --gpu h200-sxm --tp 8 --context 32768 --batch 32
+      planner calc --model qwen3-8b --gpu h100-sxm --batch 64 --prompt 1000 --output 1000
+      planner calc --model llama-3.1-8b --gpu l40s --set engine=sglang \\
+                   --set gpu_memory_utilization=0.88 --json
     """
     assumptions = parse_overrides(overrides)
-    scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt)
+    if context is None:
+        context = prompt + output if output > 0 else Scenario.context
+    scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt,
+                        output)
     env = evaluate(scenario, load_models(models_path), load_gpus(gpus_path), assumptions)
     if as_json:
         click.echo(json.dumps(to_json(env), indent=2))
@@ -125,6 +142,70 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
                    f"({result['formula_cells']:,} formula cells) in {result['seconds']:.1f} s:")
         for path in result["files"]:  # type: ignore[attr-defined]
             click.echo(f"  {path}")
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--workloads", "workloads_path", type=click.Path(path_type=Path),
+              default=DEFAULT_WORKLOADS, show_default="shipped catalogs/workloads.yaml",
+              help="Workload catalog (YAML).")
+@click.option("--workload", "names", multiple=True, metavar="NAME",
+              help="Size only this workload (repeatable; default: all).")
+@click.option("--servers", "servers_path", type=click.Path(path_type=Path),
+              default=DEFAULT_SERVERS, show_default="shipped catalogs/servers.yaml",
+              help="Server catalog (YAML).")
+@models_option
+@gpus_option
+@click.option("--model", help="Ad hoc workload: model id (with --rate, --prompt, --output).")
+@click.option("--rate", type=float, help="Ad hoc workload: design-peak requests per second.")
+@click.option("--prompt", type=int, help="Ad hoc workload: prompt tokens per request.")
+@click.option("--output", type=int, help="Ad hoc workload: output tokens per request.")
+@click.option("--ttft", type=float, default=2.0, show_default=True,
+              help="Ad hoc workload: time-to-first-token target, seconds.")
+@click.option("--itl", type=float, default=0.05, show_default=True,
+              help="Ad hoc workload: inter-token latency target, seconds.")
+@click.option("--weights", "weights", multiple=True,
+              help="Ad hoc workload: allowed weight format (repeatable; default bf16 and fp8).")
+@click.option("--gpu", "gpu_ids", multiple=True,
+              help="Ad hoc workload: allowed GPU id (repeatable; default: every GPU with a "
+                   "server).")
+@click.option("--spares", type=int, default=0, show_default=True,
+              help="Ad hoc workload: spare replicas.")
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
+def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, models_path: Path,
+         gpus_path: Path, model: str | None, rate: float | None, prompt: int | None,
+         output: int | None, ttft: float, itl: float, weights: tuple[str, ...],
+         gpu_ids: tuple[str, ...], spares: int, overrides: tuple[str, ...],
+         as_json: bool) -> None:
+    """Size a fleet and a budget for each workload: GPUs, servers, racks, power, capex, opex,
+    TCO and $ per million tokens, choosing the lowest-TCO configuration meeting every target.
+
+    \b
+    Examples:
+      planner size                                   # every shipped workload
+      planner size --workload chat-assistant-70b --json
+      planner size --model llama-3.1-8b --rate 10 --prompt 2000 --output 300 \\
+                   --ttft 1 --itl 0.05 --gpu h100-sxm --gpu l40s
+      planner size --set electricity_usd_per_kwh=0.15 --set pue=1.4
+    """
+    from planner.catalog import load_servers, load_workloads
+    from planner.display import size_report
+    from planner.sizing import size_all, size_json
+    from planner.workloads import adhoc_workloads
+
+    assumptions = parse_overrides(overrides)
+    models, gpus = load_models(models_path), load_gpus(gpus_path)
+    servers = load_servers(servers_path, gpus)
+    if model is not None or rate is not None:
+        workloads = adhoc_workloads(model, rate, prompt, output, ttft, itl, weights, gpu_ids,
+                                    spares, models, gpus)
+    else:
+        workloads = load_workloads(workloads_path, models, gpus)
+    results = size_all(workloads, models, gpus, servers, assumptions, names)
+    if as_json:
+        click.echo(json.dumps(size_json(results), indent=2))
+        return
+    click.echo(size_report(results))
 
 
 @cli.command(name="list", context_settings=CONTEXT_SETTINGS)

@@ -103,3 +103,62 @@ def _verdict(env: RowEnv) -> str:
         return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
                 f"{env.value('max_sequences')} sequences of {s.context:,} tokens fit; {speed}.")
     return f"FITS: {s.batch} of at most {env.value('max_sequences')} sequences; {speed}."
+
+
+def money(x: float) -> str:
+    return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
+
+
+def size_report(results: list) -> str:  # list[planner.sizing.Sized]
+    """The bill of quantities `planner size` prints: per workload what to buy and what it costs,
+    whether each target is met, then the best option on every other server type."""
+    lines: list[str] = []
+    totals = dict.fromkeys(("gpus", "servers", "racks", "it_power_w", "capex_usd",
+                            "opex_usd_per_year", "tco_usd"), 0.0)
+    for r in results:
+        env = r.choice
+        c, wl = env.candidate, r.workload
+        val = env.value
+        verdict = "meets every target" if val("meets_targets") else (
+            f"MISSES its {val('failing_target')} target (no candidate meets every target)")
+        lines += [
+            f"{wl.name} [{wl.id}]: {wl.text('model')}, {val('rate_requests_per_second'):,.2f} "
+            f"requests/s peak, {int(wl.number('prompt_tokens')):,} prompt + "
+            f"{int(wl.number('output_tokens')):,} output tokens",
+            f"  Buy: {val('servers')} × {env.server.name} = {val('gpus')} × {c.gpu} GPUs in "
+            f"{val('racks')} rack(s), {val('it_power_w') / 1000:,.1f} kW IT "
+            f"({val('facility_power_w') / 1000:,.1f} kW facility)",
+            f"  Run: {c.weights} weights, {c.kv} KV cache, TP {c.tp}, {val('replicas')} replicas "
+            f"({int(wl.number('spare_replicas'))} spare) × batch {val('batch_chosen')}",
+            f"  Cost: capex {money(val('capex_usd'))}, opex {money(val('opex_usd_per_year'))}/year "
+            f"({money(val('opex_usd_per_year') / 12)}/month), TCO {money(val('tco_usd'))} over "
+            f"{env.assumptions['amortisation_years']:g} years",
+            f"  Per million tokens (owned): {money(val('usd_per_million_output_tokens'))} output, "
+            f"{money(val('usd_per_million_input_tokens'))} input; rented: "
+            f"{money(val('cloud_usd_per_year'))}/year on demand, "
+            f"{money(val('cloud_reserved_usd_per_year'))}/year reserved",
+            f"  Targets: ITL {seconds_text(val('itl_seconds'))} (target "
+            f"{seconds_text(wl.number('itl_s'))}), TTFT {seconds_text(val('ttft_queued_seconds'))}"
+            f" (target {seconds_text(wl.number('ttft_s'))}), capacity "
+            f"{val('capacity_requests_per_second'):,.2f} requests/s: {verdict}",
+        ]
+        alts = r.alternatives()[:4]
+        if alts:
+            lines.append("  Next best on other servers:")
+            for a in alts:
+                ac = a.candidate
+                met = "meets targets" if a.value("meets_targets") else \
+                    f"misses {a.value('failing_target')}"
+                lines.append(f"    {ac.server}: {a.value('gpus')} GPUs ({ac.weights}, TP {ac.tp}), "
+                             f"TCO {money(a.value('tco_usd'))}, {met}")
+        lines.append("")
+        for k in totals:
+            totals[k] += float(val(k))
+    lines.append(f"Total: {totals['gpus']:,.0f} GPUs, {totals['servers']:,.0f} servers, "
+                 f"{totals['racks']:,.0f} racks, {totals['it_power_w'] / 1000:,.1f} kW IT; capex "
+                 f"{money(totals['capex_usd'])}, opex {money(totals['opex_usd_per_year'])}/year, "
+                 f"TCO {money(totals['tco_usd'])}")
+    lines.append("Estimates: speeds rest on the bandwidth and compute efficiencies and the "
+                 "engine's per-step costs; prices are dated catalog figures (see "
+                 "catalogs/servers.yaml); `planner list assumptions` shows every other input.")
+    return "\n".join(lines)

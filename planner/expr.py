@@ -385,6 +385,10 @@ def AND(*args: object) -> Expr:  # noqa: N802
     return Func("AND", tuple(lift(a) for a in args))
 
 
+def NOT(arg: object) -> Expr:  # noqa: N802
+    return Func("NOT", (lift(arg),))
+
+
 def OR(*args: object) -> Expr:  # noqa: N802
     return Func("OR", tuple(lift(a) for a in args))
 

@@ -17,6 +17,9 @@ class WeightFormat:
     compute: str  # precision the matrix multiplies run in: "bf16", "fp8" or "fp4"
     description: str
     source: str
+    embeddings_16bit: bool = False  # checkpoints keep embeddings and the LM head in BF16
+    experts_only: bool = False  # only MoE expert weights are stored in this format
+    expert_pad: int = 1  # engines' MoE kernels pad expert matrices to multiples of this
 
     @property
     def setting(self) -> str:
@@ -46,21 +49,28 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
         WeightFormat("fp8", 1.0, "fp8",
                      "FP8 E4M3, per-tensor FP32 scale (block-128 scales add 0.02%)",
                      "vLLM/SGLang FP8 docs (per-tensor FP32 scale); DeepSeek-V3 config "
-                     "weight_block_size [128,128]"),
+                     "weight_block_size [128,128]; embeddings and LM head stay BF16 "
+                     "(llm-compressor, ModelOpt ignore lists)", embeddings_16bit=True),
         WeightFormat("int8", 1.0, "bf16",
                      "INT8 W8A8 (SmoothQuant, per-channel scale); computed at the BF16 rate "
                      "because the catalogs carry no INT8 TOPS",
-                     "SmoothQuant per-channel layout; catalog-facts C1"),
+                     "SmoothQuant per-channel layout; catalog-facts C1", embeddings_16bit=True),
         WeightFormat("int4", 0.51953125, "bf16",
                      "INT4 GPTQ/AWQ, group 128: 4-bit weights + FP16 scale + 4-bit zero per group "
                      "(4.156 bits); weight-only, multiplies in BF16",
-                     "vLLM/AutoAWQ kernel layout (qweight, scales, qzeros packed 8 per int32)"),
+                     "vLLM/AutoAWQ kernel layout (qweight, scales, qzeros packed 8 per int32); "
+                     "embeddings and LM head stay FP16", embeddings_16bit=True),
         WeightFormat("nvfp4", 0.5625, "fp4",
                      "NVFP4: E2M1 values + FP8 E4M3 scale per 16 (4.5 bits)",
-                     "NVIDIA NVFP4 format: 72 bits per 16-value block"),
+                     "NVIDIA NVFP4 format: 72 bits per 16-value block; ModelOpt keeps embeddings "
+                     "and LM head in BF16", embeddings_16bit=True),
         WeightFormat("mxfp4", 0.53125, "fp4",
                      "MXFP4 (OCP MX): E2M1 values + UE8M0 scale per 32 (4.25 bits)",
-                     "OCP Microscaling spec; gpt-oss model card: 4.25 bits per parameter"),
+                     "OCP Microscaling spec; gpt-oss model card: 4.25 bits per parameter for the "
+                     "MoE experts, attention and embeddings BF16 (quantization_config "
+                     "modules_to_not_convert); vLLM's MXFP4 MoE kernels pad hidden and expert "
+                     "widths to multiples of 256 (2880 -> 3072)", embeddings_16bit=True,
+                     experts_only=True, expert_pad=256),
     ]
 }
 

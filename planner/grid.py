@@ -18,7 +18,7 @@ from planner.yamlsource import Node, load_yaml
 DEFAULT_GRID = PROJECT_ROOT / "catalogs" / "grid.yaml"
 EXCEL_MAX_ROWS = 1_048_576
 
-AXES = ("models", "gpus", "weights", "kv", "context", "batch", "tp", "prompt")
+AXES = ("models", "gpus", "weights", "kv", "context", "batch", "tp", "prompt", "output")
 VIEW_KEYS = ("model", "gpu", "weights", "kv", "tp", "batch", "prompt", "context", "contexts",
              "concurrency")
 
@@ -120,7 +120,7 @@ def load_grid(path: Path | str, models: Catalog, gpus: Catalog) -> Grid:
                                f"did you mean '{close[0]}'?" if close else
                                f"axes: {', '.join(AXES)}")
     for key in AXES:
-        if key not in body.value and key != "prompt":
+        if key not in body.value and key not in ("prompt", "output"):
             raise CatalogError(Location(path, body.line, entry="grid", field=key),
                                "axis is missing", f"add {key}: [...]")
     b = body.value
@@ -133,6 +133,7 @@ def load_grid(path: Path | str, models: Catalog, gpus: Catalog) -> Grid:
         "batch": _positive_ints(b["batch"], path, "batch"),
         "tp": _positive_ints(b["tp"], path, "tp"),
         "prompt": _positive_ints(b["prompt"], path, "prompt") if "prompt" in b else [2048],
+        "output": _positive_ints(b["output"], path, "output") if "output" in b else [512],
     }
     view = _load_view(root.value.get("view"), path, axes, models, gpus)
     return Grid(path, axes, view)
@@ -190,7 +191,7 @@ def count_valid(grid: Grid, models: Catalog, gpus: Catalog) -> int:
     """Rows `expand` yields, counted without expanding (validity depends on model, GPU, TP)."""
     a = grid.axes
     per_triple = (len(a["weights"]) * len(a["kv"]) * len(a["context"]) * len(a["batch"])
-                  * len(a["prompt"]))
+                  * len(a["prompt"]) * len(a["output"]))
     triples = sum(1 for m, g, tp in itertools.product(a["models"], a["gpus"], a["tp"])
                   if skip_reason(models, gpus, m, g, tp) is None)
     return triples * per_triple
@@ -200,11 +201,11 @@ def expand(grid: Grid, models: Catalog, gpus: Catalog) -> Iterator[Scenario]:
     """Every valid configuration, in a stable order; counts what it skips and why."""
     grid.skipped = {"TP does not shard the model": 0, "TP exceeds GPUs per node": 0}
     a = grid.axes
-    for model_id, gpu_id, weights, kv, tp, context, batch, prompt in itertools.product(
+    for model_id, gpu_id, weights, kv, tp, context, batch, prompt, output in itertools.product(
             a["models"], a["gpus"], a["weights"], a["kv"], a["tp"], a["context"], a["batch"],
-            a["prompt"]):
+            a["prompt"], a["output"]):
         reason = skip_reason(models, gpus, model_id, gpu_id, tp)
         if reason:
             grid.skipped[reason] += 1
             continue
-        yield Scenario(model_id, gpu_id, weights, kv, tp, context, batch, prompt)
+        yield Scenario(model_id, gpu_id, weights, kv, tp, context, batch, prompt, output)

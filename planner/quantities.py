@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.expr import AND, IF, INT, MAX, MIN, Expr, Ref
+from planner.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
 from planner.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS, GiB, MiB
 
 
@@ -157,6 +157,10 @@ MODEL_QUANTITIES: list[Quantity] = [
                    m("params_total"))),
              "active_params from the card (MoE), else total minus the experts a token does not "
              "route to", kind="int"),
+    Quantity("embedding_params", "Embedding and LM-head parameters", "params",
+             m("vocab_size") * _hidden * IF(m("tie_word_embeddings"), 1, 2),
+             "vocab_size × hidden_size, twice when input and output embeddings are untied",
+             kind="int"),
     Quantity("params_basis", "Parameter count basis", "",
              IF(m("params") > 0, "catalog params", "derived from shape"),
              "where the parameter count comes from", kind="text"),
@@ -170,16 +174,34 @@ _tp = v("tp")
 _t = v("context")
 _b = v("batch")
 _p = v("prompt")
+_o = v("output")
 _s = Ref("kv", "bytes_per_element")
 _w = Ref("weights", "bytes_per_param")
+_w16 = a("bytes_per_param_bf16")
 _compute = Ref("weights", "compute")
+_act = a("activation_bytes_per_element")
 
 
-def _window_layers(tokens: Expr) -> Expr:
-    """Layer-tokens one sequence of `tokens` keeps: windows cap what their layers hold."""
-    return (m("full_attention_layers") * tokens
-            + m("sliding_attention_layers") * MIN(tokens, m("sliding_window"))
-            + m("chunked_attention_layers") * MIN(tokens, m("attention_chunk_size")))
+def e(name: str) -> Ref:
+    """A field of the selected engine's row in the engine table (planner.engines)."""
+    return Ref("engine", name)
+
+
+def _ceil(x: Expr) -> Expr:
+    return -INT(-x)
+
+
+def _layer_tokens(tokens: Expr, engine_pages: bool) -> Expr:
+    """Layer-tokens one sequence of `tokens` keeps (engine_pages: as the engine allocates them,
+    with window tails and padded layer groups) or reads (windows capped at the window)."""
+    if not engine_pages:
+        return ((m("full_attention_layers") + m("draft_layers")) * tokens
+                + m("sliding_attention_layers") * MIN(tokens, m("sliding_window"))
+                + m("chunked_attention_layers") * MIN(tokens, m("attention_chunk_size")))
+    tail = e("window_tail") * (q("max_num_batched_tokens_effective") - 1)
+    return (q("full_layers_paged") * tokens
+            + q("sliding_layers_paged") * MIN(tokens, m("sliding_window") + tail)
+            + q("chunked_layers_paged") * MIN(tokens, m("attention_chunk_size") + tail))
 
 
 def _prefill_pairs(p: Expr) -> Expr:
@@ -191,16 +213,64 @@ def _prefill_pairs(p: Expr) -> Expr:
             + m("chunked_attention_layers") * p * c / 2)
 
 
+def _allreduce_seconds(tokens: Expr) -> Expr:
+    """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
+    across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth."""
+    return IF(_tp > 1,
+              2 * _layers * (q("allreduce_latency_seconds")
+                             + 2 * (_tp - 1) / _tp * tokens * _hidden * _act
+                             / q("scale_up_bytes_per_second")), 0)
+
+
+def _padded(width: Expr) -> Expr:
+    pad = Ref("weights", "expert_pad")
+    return _ceil(width / pad) * pad
+
+
+def _paged(kind: str) -> Expr:
+    count = m(f"{kind}_attention_layers")
+    return IF(AND(e("pads_layer_groups"), q("attention_kinds") > 1, count > 0),
+              _ceil(count / q("layer_group_size")) * q("layer_group_size"), count)
+
+
+_BIG = 10**9
+_full, _slid, _chunk = (m("full_attention_layers"), m("sliding_attention_layers"),
+                        m("chunked_attention_layers"))
+
 ROW_QUANTITIES: list[Quantity] = [
-    Quantity("weight_bytes", "Weights", "B", m("params_total") * _w,
-             "total parameters × bytes per parameter of the weight format (scales included); "
-             "MoE counts every expert", spec=True, display="bytes"),
+    # -- weights, as the engine loads them ---------------------------------------------------
+    Quantity("expert_weight_bytes", "Routed-expert weights", "B",
+             IF(e("weights_as_loaded"),
+                m("moe_layers") * m("experts") * 3 * _padded(_hidden)
+                * _padded(m("expert_ffn") / _tp) * _tp,
+                m("routed_expert_params")) * _w,
+             "routed-expert parameters × bytes per parameter; as engines load them, hidden and "
+             "per-rank expert widths rounded up to the format's kernel padding (MXFP4: 256)",
+             display="bytes"),
+    Quantity("weight_bytes", "Weights", "B",
+             IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
+                m("checkpoint_bytes"),
+                IF(e("weights_as_loaded"),
+                   m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
+                   + q("expert_weight_bytes")
+                   + MAX(0, m("params_total") - m("embedding_params")
+                         - m("routed_expert_params"))
+                   * IF(Ref("weights", "experts_only"), _w16, _w),
+                   m("params_total") * _w))
+             + e("weights_as_loaded") * m("vision_params") * _w16,
+             "the checkpoint's exact bytes when it is stored in this format; else, as engines "
+             "load it, embeddings and LM head at 16 bits where the format keeps them so, experts "
+             "in the format, the rest in the format (BF16 for expert-only formats such as "
+             "MXFP4), plus a vision tower at 16 bits; engine=none: total parameters × bytes",
+             spec=True, display="bytes"),
     Quantity("weight_bytes_per_gpu", "Weights per GPU", "B", q("weight_bytes") / _tp,
              "weights split evenly over the TP ranks", spec=True, display="bytes"),
+    # -- KV cache per token ----------------------------------------------------------------
     Quantity("kv_bytes_per_token", "KV cache per token", "B",
-             m("kv_elements_per_token") * _s,
-             "KV elements per token (all attention layers) × bytes per KV element",
-             spec=True, display="bytes"),
+             (m("kv_elements_per_token")
+              + m("draft_layers") * m("kv_elements_per_token_per_layer")) * _s,
+             "KV elements per token (all attention layers, plus a draft head's) × bytes per KV "
+             "element", spec=True, display="bytes"),
     Quantity("kv_share_per_gpu", "Share of KV one GPU stores", "fraction",
              IF(m("is_mla"), 1, MAX(1, m("kv_heads_effective") / _tp) / m("kv_heads_effective")),
              "KV heads are split over TP ranks with at least one head per rank (replicated when "
@@ -209,31 +279,106 @@ ROW_QUANTITIES: list[Quantity] = [
     Quantity("kv_bytes_per_token_per_gpu", "KV per token per GPU", "B",
              q("kv_bytes_per_token") * q("kv_share_per_gpu"),
              "what one GPU stores per token", spec=True, display="bytes"),
+    # -- the memory the engine sizes against ------------------------------------------------
     Quantity("gpu_memory_bytes", "GPU memory", "B",
-             IF(AND(a("memory_basis").eq("reported"), g("memory_mib") > 0),
-                g("memory_mib") * MiB, g("memory_gb") * GB),
-             "device-reported MiB × 2^20 when memory_basis is 'reported' and the catalog has it, "
-             "else marketed GB × 10^9", spec=True, display="bytes"),
-    Quantity("usable_bytes_per_gpu", "Usable memory per GPU", "B",
-             q("gpu_memory_bytes") * a("gpu_memory_utilization")
-             - a("overhead_gib_per_gpu") * GiB,
-             "GPU memory × gpu_memory_utilization − overhead_gib_per_gpu × 2^30",
+             IF(AND(a("memory_basis").eq("engine"), g("memory_engine_gib") > 0),
+                g("memory_engine_gib") * GiB,
+                IF(AND(NOT(a("memory_basis").eq("marketed")), g("memory_mib") > 0),
+                   g("memory_mib") * MiB, g("memory_gb") * GB)),
+             "memory_basis 'engine': the total CUDA/ROCm reports (memory_engine_gib × 2^30); "
+             "'reported' or no engine figure: nvidia-smi MiB × 2^20; else marketed GB × 10^9",
+             spec=True, display="bytes"),
+    Quantity("max_num_seqs_effective", "Engine's max sequences", "sequences",
+             IF(a("max_num_seqs").eq("auto"),
+                IF(q("gpu_memory_bytes") >= 70 * GiB, e("max_num_seqs_large"),
+                   e("max_num_seqs_small")), a("max_num_seqs")),
+             "max_num_seqs, or with 'auto' the engine's default for this GPU's memory",
+             kind="int"),
+    Quantity("max_num_batched_tokens_effective", "Engine's max batched tokens", "tokens",
+             IF(a("max_num_batched_tokens").eq("auto"),
+                IF(q("gpu_memory_bytes") >= 70 * GiB, e("max_num_batched_tokens_large"),
+                   e("max_num_batched_tokens_small")), a("max_num_batched_tokens")),
+             "max_num_batched_tokens, or with 'auto' the engine's default for this GPU's memory",
+             kind="int"),
+    Quantity("sampler_bytes_per_gpu", "Profile run: sampler", "B",
+             q("max_num_seqs_effective") * m("vocab_size") * a("sampler_bytes_per_logit"),
+             "max sequences × vocabulary × sampler_bytes_per_logit (logits over the whole "
+             "vocabulary on every rank)", display="bytes"),
+    Quantity("forward_bytes_per_gpu", "Profile run: dense forward pass", "B",
+             q("max_num_batched_tokens_effective") * 3 * m("dense_ffn") / _tp * _act,
+             "max batched tokens × 3 × FFN width / TP × activation bytes (gate, up and the "
+             "activated product); freed before sampling", display="bytes"),
+    Quantity("moe_workspace_bytes_per_gpu", "Profile run: MoE workspace", "B",
+             IF(m("experts") > 0,
+                q("max_num_batched_tokens_effective") * m("num_experts_per_tok")
+                * (3 * m("expert_ffn") / _tp + _hidden) * _act, 0),
+             "max batched tokens × top-k × (3 × expert FFN / TP + hidden) × activation bytes: "
+             "the fused-MoE intermediate caches, kept across the run", display="bytes"),
+    Quantity("activation_bytes_per_gpu", "Activation peak per GPU", "B",
+             MAX(q("sampler_bytes_per_gpu"), q("forward_bytes_per_gpu"))
+             + q("moe_workspace_bytes_per_gpu")
+             + IF(m("vision_params") > 0, a("vision_profile_gib_per_gpu") * GiB, 0),
+             "the larger of sampler and dense forward, + MoE workspace, + a vision encoder's "
+             "profile where the model has one", display="bytes"),
+    Quantity("non_torch_bytes_per_gpu", "Non-torch memory per GPU", "B",
+             a("non_torch_gib_per_gpu") * GiB
+             + IF(_tp > 1, a("comm_buffer_gib_per_gpu") * GiB
+                  * IF(g("scale_up_gb_s") > 0, 1, 0.1), 0),
+             "non_torch_gib_per_gpu + at TP ≥ 2 the communication buffers "
+             "(comm_buffer_gib_per_gpu; a tenth over PCIe)", display="bytes"),
+    Quantity("runtime_bytes_per_gpu", "Runtime memory per GPU", "B",
+             IF(a("overhead_gib_per_gpu").eq("auto"),
+                e("charges_runtime") * (e("profiles_activation") * q("activation_bytes_per_gpu")
+                                        + q("non_torch_bytes_per_gpu")),
+                a("overhead_gib_per_gpu") * GiB),
+             "overhead_gib_per_gpu × 2^30 when pinned; with 'auto' the engine's charge: "
+             "activation peak (engines that profile) + non-torch memory", display="bytes"),
+    Quantity("usable_bytes_per_gpu", "Memory for weights and KV per GPU", "B",
+             a("gpu_memory_utilization")
+             * (q("gpu_memory_bytes") - e("fraction_after_weights") * q("weight_bytes_per_gpu")
+                - e("fraction_after_runtime") * q("runtime_bytes_per_gpu"))
+             - (1 - e("fraction_after_runtime")) * q("runtime_bytes_per_gpu")
+             + e("fraction_after_weights") * q("weight_bytes_per_gpu"),
+             "the engine's policy: fraction × (memory − what it takes first) − what it takes "
+             "after; vLLM and engine=none: memory × gpu_memory_utilization − runtime",
              spec=True, display="bytes"),
     Quantity("weights_fit", "Weights fit", "",
              q("weight_bytes_per_gpu") <= q("usable_bytes_per_gpu"),
-             "weights per GPU ≤ usable memory per GPU", kind="bool"),
+             "weights per GPU ≤ memory for weights and KV per GPU", kind="bool"),
     Quantity("kv_pool_bytes_per_gpu", "KV pool per GPU", "B",
              MAX(0, q("usable_bytes_per_gpu") - q("weight_bytes_per_gpu")),
-             "usable memory − weights per GPU, not below 0", display="bytes"),
+             "memory for weights and KV − weights, not below 0", display="bytes"),
     Quantity("kv_pool_bytes", "KV pool (replica)", "B", _tp * q("kv_pool_bytes_per_gpu"),
              "TP × per-GPU pool", spec=True, display="bytes"),
-    Quantity("kv_pool_tokens", "KV pool", "tokens",
-             INT(q("kv_pool_bytes_per_gpu") / q("kv_bytes_per_token_per_gpu")),
-             "per-GPU pool / KV bytes per token per GPU, whole tokens", kind="int", spec=True),
+    Quantity("device_headroom_bytes_per_gpu", "Device headroom after CUDA graphs", "B",
+             q("gpu_memory_bytes") - q("weight_bytes_per_gpu") - q("runtime_bytes_per_gpu")
+             - q("kv_pool_bytes_per_gpu") - a("cuda_graph_gib_per_gpu") * GiB,
+             "memory − weights − runtime − KV pool − CUDA graphs (captured outside the budget); "
+             "below 0 the engine runs out of memory at start-up", display="bytes"),
+    # -- KV per sequence, as the engine pages it ----------------------------------------------
+    Quantity("attention_kinds", "Attention kinds in the model", "kinds",
+             IF(_full > 0, 1, 0) + IF(_slid > 0, 1, 0) + IF(_chunk > 0, 1, 0),
+             "how many of full, sliding-window and chunked attention the model mixes",
+             kind="int"),
+    Quantity("layer_group_size", "Layers per page group", "layers",
+             MIN(IF(_full > 0, _full, _BIG), IF(_slid > 0, _slid, _BIG),
+                 IF(_chunk > 0, _chunk, _BIG)),
+             "hybrid models: the smallest count of one attention kind; the engine groups "
+             "layers of a kind into groups of this size", kind="int"),
+    Quantity("full_layers_paged", "Full-attention layers as paged", "layers",
+             _paged("full") + m("draft_layers"),
+             "full-attention layers padded to whole page groups, plus draft layers", kind="int"),
+    Quantity("sliding_layers_paged", "Sliding-window layers as paged", "layers",
+             _paged("sliding"), "sliding-window layers padded to whole page groups",
+             kind="int"),
+    Quantity("chunked_layers_paged", "Chunked-attention layers as paged", "layers",
+             _paged("chunked"), "chunked-attention layers padded to whole page groups",
+             kind="int"),
     Quantity("attended_layer_tokens", "Cached layer-tokens per sequence", "layer·tokens",
-             _window_layers(_t),
-             "full layers × context + sliding layers × min(context, window) + chunked layers × "
-             "min(context, chunk)", kind="int"),
+             _layer_tokens(_t, True),
+             "full layers × context + sliding layers × min(context, window + tail) + chunked "
+             "layers × min(context, chunk + tail); tail = max_num_batched_tokens − 1 for engines "
+             "that page windows so (vLLM), layer groups padded", kind="int"),
     Quantity("kv_attention_bytes_per_sequence", "Attention KV per sequence", "B",
              _s * m("kv_elements_per_token_per_layer") * q("attended_layer_tokens"),
              "bytes per KV element × elements per layer-token × cached layer-tokens",
@@ -261,22 +406,28 @@ ROW_QUANTITIES: list[Quantity] = [
                 INT(q("kv_pool_bytes_per_gpu") / q("kv_bytes_per_sequence_per_gpu")), 0),
              "per-GPU pool / KV per sequence per GPU, whole sequences (0 when the weights do not "
              "fit)", kind="int", spec=True),
+    Quantity("kv_pool_tokens", "KV pool", "tokens",
+             IF(q("kv_bytes_per_sequence_per_gpu").eq(_t * q("kv_bytes_per_token_per_gpu")),
+                INT(q("kv_pool_bytes_per_gpu") / q("kv_bytes_per_token_per_gpu")),
+                INT(q("kv_pool_bytes_per_gpu") * _t / q("kv_bytes_per_sequence_per_gpu"))),
+             "per-GPU pool / KV bytes per token per GPU, whole tokens; for windowed or hybrid "
+             "models, sequences that fit × context (as engines report it), so it agrees with "
+             "sequences that fit", kind="int", spec=True),
     Quantity("fits", "Fits", "", AND(q("weights_fit"), _b <= q("max_sequences")),
              "weights fit and batch ≤ sequences that fit", kind="bool", spec=True),
     Quantity("crossover_tokens", "KV = weights at", "tokens",
              q("weight_bytes") / q("kv_bytes_per_token"),
              "live tokens at which the KV cache weighs as much as the weights", spec=True),
+    # -- roofline decode (SPEC §3) --------------------------------------------------------------
     Quantity("experts_read_per_layer", "Experts read per MoE layer", "experts",
              IF(m("experts") > 0,
                 m("experts") * (1 - (1 - m("num_experts_per_tok") / m("experts")) ** _b), 0),
              "expected distinct experts the batch routes to, assuming uniform independent "
              "routing: E × (1 − (1 − k/E)^batch), at most all experts"),
     Quantity("weight_bytes_read_per_step", "Weights read per step", "B",
-             _w * (m("params_total") - m("routed_expert_params")
-                   + IF(m("experts") > 0,
-                        m("routed_expert_params") * q("experts_read_per_layer") / m("experts"),
-                        0)),
-             "dense: all weights; MoE: shared parts + the routed experts the batch reads",
+             q("weight_bytes") - IF(m("experts") > 0, q("expert_weight_bytes")
+                                    * (1 - q("experts_read_per_layer") / m("experts")), 0),
+             "dense: all weights; MoE: all but the routed experts the batch does not read",
              display="bytes"),
     Quantity("decode_bytes_per_step", "Bytes read per decode step", "B",
              q("weight_bytes_read_per_step") + q("kv_bytes_in_use"),
@@ -289,9 +440,9 @@ ROW_QUANTITIES: list[Quantity] = [
     Quantity("decode_flops_per_step", "FLOPs per decode step", "FLOP",
              _b * (2 * m("params_active")
                    + 4 * m("num_attention_heads") * m("attention_head_dim")
-                   * q("attended_layer_tokens")),
-             "batch × (2 × active parameters + 4 × query heads × head dim × cached layer-tokens)",
-             spec=True),
+                   * _layer_tokens(_t, False)),
+             "batch × (2 × active parameters + 4 × query heads × head dim × attended "
+             "layer-tokens, windows capped)", spec=True),
     Quantity("peak_flops_per_gpu", "Peak dense FLOP/s per GPU", "FLOP/s",
              TFLOPS * IF(AND(_compute.eq("fp8"), g("fp8_tflops") > 0), g("fp8_tflops"),
                          IF(AND(_compute.eq("fp4"), g("fp4_tflops") > 0), g("fp4_tflops"),
@@ -300,14 +451,26 @@ ROW_QUANTITIES: list[Quantity] = [
              "weights are and the GPU has the units, else BF16", display="rate"),
     Quantity("bandwidth_bytes_per_second", "Memory bandwidth per GPU", "B/s",
              g("bandwidth_tb_s") * TB_PER_S, "bandwidth_tb_s × 10^12", display="rate"),
+    Quantity("bandwidth_efficiency_used", "Bandwidth efficiency used", "fraction",
+             IF(a("bandwidth_efficiency").eq("auto"),
+                IF(g("bandwidth_efficiency") > 0, g("bandwidth_efficiency"),
+                   a("bandwidth_efficiency_fallback")), a("bandwidth_efficiency")),
+             "bandwidth_efficiency; with 'auto' the GPU family's measured figure, else the "
+             "fallback", display="ratio"),
+    Quantity("compute_efficiency_used", "Compute efficiency used", "fraction",
+             IF(a("compute_efficiency").eq("auto"),
+                IF(g("compute_efficiency") > 0, g("compute_efficiency"),
+                   a("compute_efficiency_fallback")), a("compute_efficiency")),
+             "compute_efficiency; with 'auto' the GPU family's measured figure, else the "
+             "fallback", display="ratio"),
     Quantity("decode_memory_seconds", "Decode step, memory bound", "s",
              q("decode_bytes_per_gpu") / (q("bandwidth_bytes_per_second")
-                                         * a("bandwidth_efficiency")),
-             "bytes per GPU / (bandwidth × bandwidth_efficiency)", display="seconds"),
+                                         * q("bandwidth_efficiency_used")),
+             "bytes per GPU / (bandwidth × bandwidth efficiency)", display="seconds"),
     Quantity("decode_compute_seconds", "Decode step, compute bound", "s",
              q("decode_flops_per_step") / _tp / (q("peak_flops_per_gpu")
-                                                 * a("compute_efficiency")),
-             "FLOPs per GPU / (peak × compute_efficiency)", display="seconds"),
+                                                 * q("compute_efficiency_used")),
+             "FLOPs per GPU / (peak × compute efficiency)", display="seconds"),
     Quantity("decode_step_seconds", "Decode step", "s",
              MAX(q("decode_memory_seconds"), q("decode_compute_seconds")),
              "the larger of the memory and compute bounds", spec=True, display="seconds"),
@@ -334,20 +497,99 @@ ROW_QUANTITIES: list[Quantity] = [
              + 2 * m("num_attention_heads") * m("attention_head_dim") * _prefill_pairs(_p),
              "2 × active parameters × prompt + attention 2 × layers × heads × head dim × prompt², "
              "halved for the causal mask (windows capped)", spec=True),
-    Quantity("ttft_seconds", "Time to first token", "s",
-             MAX(q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * a("compute_efficiency")),
+    Quantity("ttft_seconds", "Time to first token (roofline)", "s",
+             MAX(q("prefill_flops") / (_tp * q("peak_flops_per_gpu")
+                                       * q("compute_efficiency_used")),
                  q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
-                                      * a("bandwidth_efficiency"))),
+                                      * q("bandwidth_efficiency_used"))),
              "prefill FLOPs / replica FLOP/s, never below one read of the weights",
              spec=True, display="seconds"),
     Quantity("cost_per_million_tokens", "Cost per million tokens", "USD",
              g("price_per_hour_usd") * _tp / SECONDS_PER_HOUR / q("decode_tokens_per_second")
              * MILLION,
-             "GPU-hour price × TP / 3600 / decode tokens/s × 10^6", spec=True, display="usd"),
+             "GPU-hour price × TP / 3600 / decode tokens/s × 10^6 (rented, fully busy)",
+             spec=True, display="usd"),
+    # -- serving: what an engine achieves, per-step and communication costs included ----------
+    Quantity("scale_up_bytes_per_second", "Scale-up bandwidth per GPU", "B/s",
+             IF(g("scale_up_gb_s") > 0, g("scale_up_gb_s"), a("pcie_gb_s")) * GB,
+             "scale_up_gb_s (NVLink, Infinity Fabric) × 10^9, else pcie_gb_s", display="rate"),
+    Quantity("allreduce_latency_seconds", "All-reduce latency", "s",
+             IF(g("allreduce_latency_us") > 0, g("allreduce_latency_us"),
+                a("allreduce_latency_us_fallback")) / MILLION,
+             "allreduce_latency_us of the GPU, else the fallback, in seconds",
+             display="seconds"),
+    Quantity("step_overhead_seconds", "Fixed time per engine step", "s",
+             _layers * a("step_overhead_us_per_layer") / MILLION,
+             "layers × step_overhead_us_per_layer", display="seconds"),
+    Quantity("serving_batch", "Sequences decoding together", "sequences",
+             MAX(1, MIN(_b, q("max_sequences"), q("max_num_seqs_effective"))),
+             "the concurrency, capped by the sequences that fit and the engine's max_num_seqs",
+             kind="int"),
+    Quantity("decode_context", "Mean context while decoding", "tokens",
+             IF(_o > 0, _p + _o / 2, _t),
+             "prompt + output / 2 when the output length is given, else the context"),
+    Quantity("kv_read_bytes_per_sequence_per_gpu", "KV read per sequence per step per GPU", "B",
+             _s * m("kv_elements_per_token_per_layer") * _layer_tokens(q("decode_context"), False)
+             * q("kv_share_per_gpu") + q("state_bytes_per_sequence") / _tp,
+             "KV one sequence reads per step at the mean decode context (windows capped at the "
+             "window), per GPU, plus its state", display="bytes"),
+    Quantity("serving_flops_per_sequence", "FLOPs per sequence per step", "FLOP",
+             2 * m("params_active") + 4 * m("num_attention_heads") * m("attention_head_dim")
+             * _layer_tokens(q("decode_context"), False),
+             "2 × active parameters + 4 × heads × head dim × attended layer-tokens at the mean "
+             "decode context"),
+    Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
+             q("weight_bytes") - IF(m("experts") > 0, q("expert_weight_bytes") * (
+                 1 - q("serving_experts_read") / m("experts")), 0),
+             "as weights read per step, at the serving batch", display="bytes"),
+    Quantity("serving_experts_read", "Experts read per MoE layer (serving)", "experts",
+             IF(m("experts") > 0, m("experts") * (
+                 1 - (1 - m("num_experts_per_tok") / m("experts")) ** q("serving_batch")), 0),
+             "E × (1 − (1 − k/E)^serving batch)"),
+    Quantity("serving_memory_seconds", "Serving step, memory bound", "s",
+             (q("serving_weight_bytes_read") / _tp
+              + q("serving_batch") * q("kv_read_bytes_per_sequence_per_gpu"))
+             / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
+             "(weights read / TP + serving batch × KV read per sequence) / (bandwidth × "
+             "efficiency)", display="seconds"),
+    Quantity("serving_compute_seconds", "Serving step, compute bound", "s",
+             q("serving_batch") * q("serving_flops_per_sequence") / _tp
+             / (q("peak_flops_per_gpu") * q("compute_efficiency_used")),
+             "serving batch × FLOPs per sequence / TP / (peak × efficiency)",
+             display="seconds"),
+    Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
+             _allreduce_seconds(q("serving_batch")),
+             "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
+             "scale-up bandwidth)", display="seconds"),
+    Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
+             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
+             + _allreduce_seconds(_p),
+             "prefill FLOPs / replica FLOP/s + its all-reduces (prompt × hidden activations)",
+             display="seconds"),
+    Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
+             MAX(q("prefill_compute_seconds"),
+                 q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
+                                      * q("bandwidth_efficiency_used")))
+             + q("step_overhead_seconds"),
+             "prefill compute with its all-reduces, never below one read of the weights, + the "
+             "fixed step time", display="seconds"),
+    Quantity("tpot_seconds", "Time per output token", "s",
+             q("step_overhead_seconds")
+             + MAX(q("serving_memory_seconds"), q("serving_compute_seconds"))
+             + q("decode_allreduce_seconds")
+             + IF(_o > 0, q("serving_batch") / _o * q("prefill_compute_seconds"), 0),
+             "fixed step time + the larger of memory and compute + all-reduces + the prefill "
+             "the engine interleaves (serving batch / output tokens × prefill compute per "
+             "request)", spec=True, display="seconds"),
+    Quantity("serving_output_tokens_per_second", "Serving output throughput", "tokens/s",
+             q("serving_batch") / q("tpot_seconds"),
+             "serving batch / time per output token: one replica's steady-state output",
+             spec=True),
 ]
 
 MODEL_BY_NAME = {x.name: x for x in MODEL_QUANTITIES}
 ROW_BY_NAME = {x.name: x for x in ROW_QUANTITIES}
+QUANTITY_BY_NAME: dict[str, Quantity] = dict(ROW_BY_NAME)  # fleet quantities register here
 SPEC_KEYS = [x.name for x in ROW_QUANTITIES if x.spec]
 
 
@@ -369,10 +611,12 @@ def assumptions_used(quantity: Quantity) -> list[str]:
                 found.add("bytes_per_param")
             elif kind == "kv":
                 found.add("bytes_per_kv_element")
+            elif kind == "engine":
+                found.add("engine")
             elif kind == "gpu" and name == "price_per_hour_usd":
                 found.add("price_per_hour_usd")
             elif kind == "q":
-                stack.append(ROW_BY_NAME[name].expr)
+                stack.append(QUANTITY_BY_NAME[name].expr)
             elif kind == "model" and name in MODEL_BY_NAME:
                 stack.append(MODEL_BY_NAME[name].expr)
     return sorted(found)

@@ -76,15 +76,31 @@ def test_tp_beyond_kv_heads_replicates_heads(shipped) -> None:
     ("gemma-2-9b", 21, 21, 4096), ("gemma-3-27b", 10, 52, 1024), ("gpt-oss-120b", 18, 18, 128)])
 def test_sliding_window_layers_hold_at_most_the_window(shipped, model, full, window, capped):
     t = 32768
-    env = run(shipped, model=model, gpu="h200-sxm", tp=1, context=t)
+    env = run(shipped, {"engine": "none"}, model=model, gpu="h200-sxm", tp=1, context=t)
     per_layer = model_quantities(shipped[0].entries[model])["kv_elements_per_token_per_layer"]
     assert env.value("kv_bytes_per_sequence") == 2 * per_layer * (full * t + window * capped)
     assert env.value("kv_bytes_per_sequence") < env.value("kv_bytes_per_token") * t
 
 
 def test_chunked_attention_layers_hold_at_most_the_chunk(shipped) -> None:
-    env = run(shipped, model="llama-4-scout", gpu="h200-sxm", tp=8, context=65536)
+    env = run(shipped, {"engine": "none"}, model="llama-4-scout", gpu="h200-sxm", tp=8,
+              context=65536)
     assert env.value("attended_layer_tokens") == 12 * 65536 + 36 * 8192
+
+
+def test_vllm_pages_windows_with_the_batched_tokens_and_pads_groups(shipped) -> None:
+    # vLLM's hybrid KV manager keeps window - 1 + max_num_batched_tokens tokens per sliding
+    # layer (8192 batched tokens on a >= 70 GiB GPU) and pads layer groups to equal size:
+    # Gemma 3 27B has 10 full and 52 sliding layers -> groups of 10 -> 60 sliding layers paged.
+    env = run(shipped, model="gemma-3-27b", gpu="h200-sxm", tp=1, context=32768)
+    assert env.value("sliding_layers_paged") == 60
+    assert env.value("attended_layer_tokens") == 10 * 32768 + 60 * (1024 - 1 + 8192)
+    # The pool in tokens agrees with the sequences that fit (as vLLM reports both).
+    per_seq = env.value("kv_bytes_per_sequence_per_gpu")
+    pool = env.value("kv_pool_bytes_per_gpu")
+    assert env.value("max_sequences") == int(pool / per_seq)
+    assert env.value("kv_pool_tokens") == int(pool * 32768 / per_seq)
+    assert env.value("kv_pool_tokens") // 32768 == env.value("max_sequences")
 
 
 def test_linear_attention_state_is_fixed_per_sequence(shipped) -> None:
@@ -99,7 +115,8 @@ def test_linear_attention_state_is_fixed_per_sequence(shipped) -> None:
 
 
 def test_moe_memory_from_total_params_flops_from_active(shipped) -> None:
-    env = run(shipped, model="mixtral-8x7b", gpu="h100-sxm", tp=2, batch=1, context=1024)
+    env = run(shipped, {"engine": "none"}, model="mixtral-8x7b", gpu="h100-sxm", tp=2, batch=1,
+              context=1024)
     assert env.value("weight_bytes") == 46.7e9 * 2  # every expert is resident
     assert env.value("decode_flops_per_step") == pytest.approx(
         2 * 12.9e9 + 4 * 32 * 128 * 32 * 1024)
@@ -138,9 +155,32 @@ def test_fp8_weights_compute_at_fp8_rate_only_where_the_gpu_has_it(shipped) -> N
 
 
 def test_int4_bytes_include_group_scales(shipped) -> None:
-    env = run(shipped, model="llama-3.1-8b", gpu="h100-sxm", weights="int4")
+    env = run(shipped, {"engine": "none"}, model="llama-3.1-8b", gpu="h100-sxm", weights="int4")
     assert env.value("weight_bytes") > 0.5 * 8.03e9
     assert env.value("weight_bytes") == pytest.approx(8.03e9 * 4.15625 / 8)
+
+
+def test_quantized_checkpoints_keep_embeddings_in_bf16(shipped) -> None:
+    # Llama 3.3 70B FP8: 2 x 128256 x 8192 embedding + LM head parameters stay BF16, the rest
+    # is FP8. vLLM loaded 33.88 GiB per GPU at TP 2 (llm-d-planner PR #205 log).
+    env = run(shipped, model="llama-3.1-70b", gpu="h100-sxm", weights="fp8", tp=2)
+    embed = 2 * 128256 * 8192
+    assert env.value("weight_bytes") == pytest.approx(embed * 2 + (70.55e9 - embed) * 1)
+    assert env.value("weight_bytes_per_gpu") / 2**30 == pytest.approx(33.88, rel=0.01)
+
+
+def test_mxfp4_quantizes_only_the_experts(shipped) -> None:
+    # gpt-oss-120b: 36 layers x 128 experts x 3 x 2880 x 2880 expert parameters in MXFP4
+    # (4.25 bits), everything else BF16; vLLM's MXFP4 kernels pad 2880 to 3072.
+    env = run(shipped, model="gpt-oss-120b", gpu="h100-sxm", weights="mxfp4")
+    experts = 36 * 128 * 3 * 2880 * 2880
+    total = model_quantities(shipped[0].entries["gpt-oss-120b"])["params_total"]
+    padded = 36 * 128 * 3 * 3072 * 3072
+    assert env.value("weight_bytes") == pytest.approx(padded * 0.53125 + (total - experts) * 2)
+    assert env.value("weight_bytes") > total * 0.53125 * 1.05
+    # gpt-oss-20b at TP 2: vLLM 0.19 loaded 7.01 GiB per GPU (llm-d-planner PR #205 log).
+    small = run(shipped, model="gpt-oss-20b", gpu="h100-sxm", weights="mxfp4", tp=2)
+    assert small.value("weight_bytes_per_gpu") / 2**30 == pytest.approx(7.01, rel=0.03)
 
 
 def test_decode_bound_switches_to_compute_at_large_batch(shipped) -> None:

@@ -241,7 +241,7 @@ ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "set-nan": (["--set", "bandwidth_efficiency=nan"],
                 ("--set bandwidth_efficiency=nan", "finite")),
     "set-bad-choice": (["--set", "memory_basis=foo"],
-                       ("--set memory_basis=foo", "must be one of reported, marketed")),
+                       ("--set memory_basis=foo", "must be one of engine, reported, marketed")),
     "set-without-equals": (["--set", "gpu_memory_utilization"],
                            ("--set gpu_memory_utilization:", "expected NAME=VALUE")),
     "set-format-bytes": (["--set", "bytes_per_param_fp8=9"],

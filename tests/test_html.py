@@ -165,7 +165,7 @@ def test_readable_formula() -> None:
     formula = readable_formula(ROW_BY_NAME["cost_per_million_tokens"].expr)
     assert formula == ("(((gpu.price_per_hour_usd × tp) / 3600) / decode_tokens_per_second)"
                        " × 10^6")
-    assert '"reported"' in readable_formula(ROW_BY_NAME["gpu_memory_bytes"].expr)
+    assert '"engine"' in readable_formula(ROW_BY_NAME["gpu_memory_bytes"].expr)
 
 
 # --------------------------------------------------------------------------------------------

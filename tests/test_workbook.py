@@ -14,6 +14,7 @@ import yaml
 from click.testing import CliRunner
 from openpyxl import load_workbook
 from openpyxl.formula.tokenizer import Tokenizer
+from openpyxl.utils import get_column_letter
 
 from planner.assumptions import ASSUMPTIONS
 from planner.build import WORKBOOK_NAME, run_build
@@ -157,9 +158,12 @@ def test_catalog_lookups_resolved_once_per_row(small_workbook) -> None:
 def test_grid_formula_is_the_definition_rendered(small_workbook) -> None:
     ws = load_workbook(small_workbook)["Grid"]
     header = [c.value for c in ws[1]]
-    col = header.index("Weights [bytes, shown in GB]") + 1
-    assert ws.cell(row=2, column=col).value == (
-        "=INDEX(model_params_total,$I2)*INDEX(weight_bytes_per_param,$K2)")
+    col = header.index("Weights per GPU [bytes, shown in GB]") + 1
+    weights = get_column_letter(header.index("Weights [bytes, shown in GB]") + 1)
+    tp = get_column_letter(header.index("TP degree [GPUs]") + 1)
+    assert ws.cell(row=2, column=col).value == f"=${weights}2/${tp}2"
+    col = header.index("Routed-expert weights [bytes, shown in GB]") + 1
+    assert "INDEX(engine_weights_as_loaded,engine_row)" in ws.cell(row=2, column=col).value
 
 
 # --- inputs are inputs -----------------------------------------------------------------------

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from planner.assumptions import ASSUMPTIONS
+from planner.assumptions import ASSUMPTIONS, Assumption
 from planner.calc import ModelEnv
 from planner.catalog import GPU_FIELDS, MODEL_FIELDS, Entry
+from planner.engines import ENGINE_FIELDS, ENGINES
 from planner.formats import COMPUTE_PRECISIONS, KV_FORMATS, WEIGHT_FORMATS
 from planner.plan import Plan
 from planner.quantities import MODEL_BY_NAME
@@ -58,51 +59,120 @@ def _unit(field: str) -> str:
     return "elements"
 
 
+GROUP_TITLES = {
+    "engine": "The serving engine and its memory policy",
+    "speed": "Speed: achieved efficiencies and fixed costs",
+    "site": "Site: power, space and headroom",
+    "finance": "Finance: amortisation, discounting, support and cloud",
+}
+
+
 def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([30, 14, 14, 12, 44, 90, 60])
+    w.widths([30, 14, 16, 12, 44, 90, 60])
     styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Assumptions: edit the blue cells; every formula reads them by name",
                      styles.TITLE)])
     w.append([Styled("Each value is a workbook name equal to its `planner --set` name, e.g. "
-                     "=gpu_memory_utilization.", styles.NOTE)])
-    w.append([Styled(h, styles.HEADER) for h in
-              ("Name", "Value", "Unit", "Default", "Meaning", "Why this default", "Source")])
-    for a in ASSUMPTIONS.values():
-        row = w.row + 1
-        value = plan.assumptions[a.name]
-        w.append([Styled(a.name), Input(value, "0.00" if isinstance(value, float) else "General"),
-                  a.unit, Styled(a.default), a.label, a.reason, a.source])
-        name(a.name, absolute_cell(ASSUMPTIONS_SHEET, "B", row))
-        if a.choices:
-            dv = DataValidation(type="list", formula1='"' + ",".join(a.choices) + '"',
-                                allow_blank=False, showErrorMessage=True,
-                                error=f"Choose {' or '.join(a.choices)}")
-        else:
-            dv = DataValidation(type="decimal", operator="between", formula1=str(a.minimum),
-                                formula2=str(a.maximum), showErrorMessage=True,
-                                error=f"Enter a number between {a.minimum:g} and {a.maximum:g}")
-        dv.add(f"B{row}")
-        w.ws.data_validations.append(dv)
+                     "=gpu_memory_utilization. 'auto' lets the planner model the value.",
+                     styles.NOTE)])
+    for group, title in GROUP_TITLES.items():
+        w.append([])
+        w.append([Styled(title, styles.TITLE)])
+        w.append([Styled(h, styles.HEADER) for h in
+                  ("Name", "Value", "Unit", "Default", "Meaning", "Why this default", "Source")])
+        for a in ASSUMPTIONS.values():
+            if a.group != group:
+                continue
+            row = w.row + 1
+            value = plan.assumptions[a.name]
+            fmt = "General" if isinstance(value, str) else (
+                "#,##0.00" if a.unit.startswith("USD") else "0.00##")
+            w.append([Styled(a.name), Input(value, fmt), a.unit, Styled(a.default), a.label,
+                      a.reason, a.source])
+            name(a.name, absolute_cell(ASSUMPTIONS_SHEET, "B", row))
+            _assumption_validation(w, a, row)
+    write_engine_table(w, name)
     w.ws.protection.sheet = True
+    w.ws.protection.formatColumns = False
+    w.ws.protection.formatRows = False
+
+
+def _assumption_validation(w: SheetWriter, a: Assumption, row: int) -> None:
+    if a.choices:
+        dv = DataValidation(type="list", formula1='"' + ",".join(a.choices) + '"',
+                            allow_blank=False, showErrorMessage=True,
+                            error=f"Choose {' or '.join(a.choices)}")
+    elif a.auto:
+        dv = DataValidation(type="custom", showErrorMessage=True,
+                            formula1=f'OR(B{row}="auto",AND(ISNUMBER(B{row}),B{row}>={a.minimum},'
+                                     f'B{row}<={a.maximum}))',
+                            error=f"Enter auto or a number between {a.minimum:g} and "
+                                  f"{a.maximum:g}")
+    else:
+        dv = DataValidation(type="decimal", operator="between", formula1=str(a.minimum),
+                            formula2=str(a.maximum), showErrorMessage=True,
+                            error=f"Enter a number between {a.minimum:g} and {a.maximum:g}")
+    dv.add(f"B{row}")
+    w.ws.data_validations.append(dv)
+
+
+ENGINE_HEADERS = {
+    "fraction_after_weights": "Fraction applies after weights [1/0]",
+    "fraction_after_runtime": "Fraction applies after runtime [1/0]",
+    "charges_runtime": "Runtime memory charged [1/0]",
+    "profiles_activation": "Profile-run activation reserved [1/0]",
+    "weights_as_loaded": "Weights as loaded (per component) [1/0]",
+    "window_tail": "Window pages + batched tokens [1/0]",
+    "pads_layer_groups": "Pads hybrid layer groups [1/0]",
+    "max_num_seqs_large": "Default max_num_seqs, ≥ 70 GiB [sequences]",
+    "max_num_seqs_small": "Default max_num_seqs, < 70 GiB [sequences]",
+    "max_num_batched_tokens_large": "Default max_num_batched_tokens, ≥ 70 GiB [tokens]",
+    "max_num_batched_tokens_small": "Default max_num_batched_tokens, < 70 GiB [tokens]",
+}
+
+
+def write_engine_table(w: SheetWriter, name: Namer) -> None:
+    """The engine table: each engine's memory policy as inputs the quantities read by name."""
+    from openpyxl.utils import get_column_letter
+
+    w.append([])
+    w.append([Styled("Engines: how each turns memory into a KV pool (the 'engine' assumption "
+                     "picks a row)", styles.TITLE)])
+    w.append([Styled(h, styles.HEADER) for h in
+              ["Engine", *ENGINE_HEADERS.values(), "Its memory fraction", "Source"]])
+    first = w.row + 1
+    for engine in ENGINES.values():
+        w.append([Styled(engine.id), *(Input(getattr(engine, f), "#,##0") for f in ENGINE_FIELDS),
+                  engine.fraction_setting, engine.source])
+    name("engine_id", absolute_range(ASSUMPTIONS_SHEET, "A", first, w.row))
+    name("engine_row", "MATCH(engine,engine_id,0)")  # the selected engine's row, found once
+    for i, field in enumerate(ENGINE_FIELDS, start=2):
+        name(f"engine_{field}", absolute_range(ASSUMPTIONS_SHEET, get_column_letter(i), first,
+                                               w.row))
 
 
 def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([12, 18, 22, 90, 70])
+    w.widths([12, 18, 22, 90, 70, 18, 18, 18])
     styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Weight formats: bytes per parameter, scales included", styles.TITLE)])
     w.append([Styled(h, styles.HEADER) for h in (
         "Format", "Bytes per parameter [bytes]", "Multiplies in (bf16/fp8/fp4)", "What it is",
-        "Source")])
+        "Source", "Embeddings kept 16-bit [TRUE/FALSE]", "Experts only [TRUE/FALSE]",
+        "MoE kernel padding [elements]")])
     first = w.row + 1
     for f in WEIGHT_FORMATS.values():
         row = w.row + 1
         w.append([Styled(f.id), Input(plan.assumptions[f.setting], "0.000000"),
-                  Input(f.compute), f.description, f.source])
+                  Input(f.compute), f.description, f.source, Input(f.embeddings_16bit),
+                  Input(f.experts_only), Input(f.expert_pad, "#,##0")])
         name(f.setting, absolute_cell(FORMATS, "B", row))
     last = w.row
     name("weight_format_id", absolute_range(FORMATS, "A", first, last))
     name("weight_bytes_per_param", absolute_range(FORMATS, "B", first, last))
     name("weight_compute", absolute_range(FORMATS, "C", first, last))
+    name("weight_embeddings_16bit", absolute_range(FORMATS, "F", first, last))
+    name("weight_experts_only", absolute_range(FORMATS, "G", first, last))
+    name("weight_expert_pad", absolute_range(FORMATS, "H", first, last))
     dv = DataValidation(type="list", formula1='"' + ",".join(COMPUTE_PRECISIONS) + '"')
     dv.add(f"C{first}:C{last}")
     w.ws.data_validations.append(dv)

@@ -29,6 +29,7 @@ CONFIG_HEADERS = {
     "model": "Model [id]", "gpu": "GPU [id]", "weights": "Weight format [id]",
     "kv": "KV-cache format [id]", "tp": "TP degree [GPUs]", "context": "Context [tokens]",
     "batch": "Concurrency [sequences]", "prompt": "Prompt [tokens]",
+    "output": "Output per request [tokens; 0 = not given]",
 }
 LOOKUP_HEADERS = {
     "model_row": "Models row [#]", "gpu_row": "GPUs row [#]",
@@ -79,7 +80,8 @@ def input_config(env: Evaluated) -> list[Cell]:
 
 
 def _widths() -> list[float]:
-    return [20.0, 14, 10, 10, 8, 11, 12, 10] + [9.0] * len(LOOKUPS) + [16.0] * len(ROW_QUANTITIES)
+    return ([20.0, 14, 10, 10, 8, 11, 12, 10, 12] + [9.0] * len(LOOKUPS)
+            + [16.0] * len(ROW_QUANTITIES))
 
 
 def write_grid(w: SheetWriter, plan: Plan,
@@ -134,8 +136,9 @@ def _config_validation(ws, last_row: int) -> None:  # type: ignore[no-untyped-de
                             error=f"Choose an id from the {id_range} list")
         dv.add(f"{GRID_COL[column]}2:{GRID_COL[column]}{last_row}")
         ws.data_validations.append(dv)
-    for column in ("tp", "context", "batch", "prompt"):
-        dv = DataValidation(type="whole", operator="greaterThan", formula1="0",
-                            showErrorMessage=True, error="Enter a whole number above 0")
+    for column in ("tp", "context", "batch", "prompt", "output"):
+        floor = "-1" if column == "output" else "0"
+        dv = DataValidation(type="whole", operator="greaterThan", formula1=floor,
+                            showErrorMessage=True, error="Enter a whole number above " + floor)
         dv.add(f"{GRID_COL[column]}2:{GRID_COL[column]}{last_row}")
         ws.data_validations.append(dv)

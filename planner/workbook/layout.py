@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from planner.calc import SCENARIO_FIELDS
-from planner.catalog import GPU_FIELDS, MODEL_LAYER_COUNTS, MODEL_NUMERIC
+from planner.catalog import GPU_FIELDS, MODEL_LAYER_COUNTS, MODEL_NUMERIC, MODEL_TEXT_INPUTS
 from planner.quantities import MODEL_QUANTITIES, ROW_QUANTITIES
 
 ABOUT, ASSUMPTIONS, FORMATS, MODELS, GPUS = "About", "Assumptions", "Formats", "Models", "GPUs"
@@ -30,7 +30,7 @@ GRID_COLUMNS = CONFIG_COLUMNS + list(LOOKUPS) + [q.name for q in ROW_QUANTITIES]
 GRID_COL = {name: get_column_letter(i) for i, name in enumerate(GRID_COLUMNS, start=1)}
 
 # Models sheet: id, name, numeric config fields, layer counts, derived quantities, text.
-MODEL_INPUTS = [f for f in MODEL_NUMERIC] + MODEL_LAYER_COUNTS
+MODEL_INPUTS = [f for f in MODEL_NUMERIC] + MODEL_TEXT_INPUTS + MODEL_LAYER_COUNTS
 MODEL_COLUMNS = (["id", "name"] + MODEL_INPUTS + [q.name for q in MODEL_QUANTITIES]
                  + ["source", "notes"])
 MODEL_COL = {name: get_column_letter(i) for i, name in enumerate(MODEL_COLUMNS, start=1)}
@@ -96,6 +96,8 @@ class GridRowRenderer:
             return f"INDEX({gpu_name(name)},{self.col('gpu_row')})"
         if kind == "weights":
             return f"INDEX(weight_{name},{self.col('weights_row')})"
+        if kind == "engine":
+            return f"INDEX(engine_{name},engine_row)"
         if kind == "kv":
             return f"INDEX(kv_{name},{self.col('kv_row')})"
         if kind == "assume":

@@ -97,7 +97,7 @@ def _linked(sheet: str | None, cell: str, cached: object, fmt: str = "General") 
 
 def write_view_data(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
     lay = _layout(plan)
-    w.widths([20, 14, 10, 10, 8, 11, 12, 10] + [9] * 4 + [16] * 40)
+    w.widths([20, 14, 10, 10, 8, 11, 12, 10, 12] + [9] * 4 + [16] * 40)
     styles.print_setup(w.ws)  # before the first row
     w.ws.freeze_panes = "C2"
     w.append(headers())
@@ -109,7 +109,7 @@ def write_view_data(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
 
     def config(env: RowEnv, gpu: Cell, context: Cell, batch: Cell) -> list[Cell]:
         return [selected("model"), gpu, selected("weights"), selected("kv"), selected("tp"),
-                context, batch, selected("prompt")]
+                context, batch, selected("prompt"), Input(env.scenario.output, "#,##0")]
 
     for (i, j), env in envs["a"].items():
         row = lay.block_a(i, j)
