@@ -44,12 +44,21 @@ def model_id(name: str, models: Catalog) -> str | None:
         hf = entry.text("hf_id").lower()
         if hf and hf.split("/")[-2:] == wanted:
             return mid
-    base = wanted[-1]
+    base = _bare(wanted[-1])
     for mid, entry in models.entries.items():
         hf = entry.text("hf_id").lower().split("/")[-1]
-        if hf and (base == hf or base.removesuffix("-instruct") == hf.removesuffix("-instruct")):
+        if hf and base == _bare(hf):
             return mid
     return None
+
+
+def _bare(name: str) -> str:
+    """A repository name without vendor prefixes and release suffixes: 'Meta-Llama-3.1-8B-
+    Instruct' and 'Llama-3.1-8B' both become 'llama-3.1-8b'; '-FP8' checkpoints match too."""
+    name = name.lower().removeprefix("meta-")
+    for suffix in ("-dynamic", "-fp8", "-instruct", "-chat", "-it", "-hf"):
+        name = name.removesuffix(suffix)
+    return name
 
 
 def weight_format(quantization: str | None, dtype: str | None = None) -> str:

@@ -425,12 +425,16 @@ def _known(entry: Entry, field: str, value: str, known: list[str], what: str) ->
         raise CatalogError(entry.locate(field), f"unknown {what} {value!r}", hint)
 
 
-def load_servers(path: Path | str, gpus: Catalog) -> Catalog:
+def load_servers(path: Path | str, gpus: Catalog, strict: bool = True) -> Catalog:
+    """Servers; with strict=False (the shipped catalog beside a user's own GPU catalog),
+    servers of GPUs the GPU catalog lacks are left out instead of refused."""
     path = Path(path)
     entries: dict[str, Entry] = {}
     for entry_id, (values, lines, line) in _parse_entries(path, "servers",
                                                           SERVER_FIELDS).items():
         server = Server(entry_id, values, lines, line, path)
+        if not strict and server.text("gpu") not in gpus.entries:
+            continue
         _known(server, "gpu", server.text("gpu"), list(gpus.entries), "GPU id")
         date = server.text("price_date")
         if not re.match(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$", date):
@@ -448,13 +452,25 @@ def load_servers(path: Path | str, gpus: Catalog) -> Catalog:
     return Catalog(path, _digest(path), entries)
 
 
-def load_workloads(path: Path | str, models: Catalog, gpus: Catalog) -> Catalog:
+def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
+                   strict: bool = True) -> Catalog:
+    """Workloads; with strict=False (the shipped catalog beside a user's own model catalog),
+    workloads of models the catalog lacks are left out, and GPUs it lacks are dropped."""
     from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 
     path = Path(path)
     entries: dict[str, Entry] = {}
     for entry_id, (values, lines, line) in _parse_entries(path, "workloads",
                                                           WORKLOAD_FIELDS).items():
+        if not strict:
+            if values.get("model") not in models.entries:
+                continue
+            allowed = values.get("gpus")
+            if isinstance(allowed, list):
+                kept = [g for g in allowed if g in gpus.entries]
+                if not kept:
+                    continue
+                values["gpus"] = kept
         w = Workload(entry_id, values, lines, line, path)
         _known(w, "model", w.text("model"), list(models.entries), "model id")
         for name, known, what in (("weights", list(WEIGHT_FORMATS), "weight format"),

@@ -208,6 +208,34 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     click.echo(size_report(results))
 
 
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("logfile", type=click.Path(path_type=Path))
+@click.option("--model", help="Model id when the log's model is not in the catalog.")
+@click.option("--gpu", help="GPU id when the log does not name its device.")
+@models_option
+@gpus_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def calibrate(logfile: Path, model: str | None, gpu: str | None, models_path: Path,
+              gpus_path: Path, as_json: bool) -> None:
+    """Read a serving engine's startup log (vLLM, SGLang, TensorRT-LLM) and print what it
+    reserved beside the planner's prediction for the same settings, and the --set values
+    that reproduce the engine.
+
+    \b
+    Examples:
+      planner calibrate vllm-startup.log --gpu h100-sxm
+      planner calibrate sglang.log --model qwen3-8b --gpu l40s --json
+    """
+    from planner.calibrate import calibrate as run_calibrate
+    from planner.calibrate import calibration_json, calibration_text
+
+    result = run_calibrate(logfile, load_models(models_path), load_gpus(gpus_path), model, gpu)
+    if as_json:
+        click.echo(json.dumps(calibration_json(result), indent=2))
+        return
+    click.echo(calibration_text(result))
+
+
 @cli.command(name="list", context_settings=CONTEXT_SETTINGS)
 @click.argument("what", type=click.Choice(["models", "gpus", "formats", "assumptions"]))
 @models_option

@@ -13,9 +13,18 @@ from pathlib import Path
 from planner import __version__
 from planner.assumptions import resolve
 from planner.calc import EvaluatedRow, ModelEnv, RowEnv, Scenario, check_scenario
-from planner.catalog import Catalog, load_gpus, load_models
+from planner.catalog import (
+    DEFAULT_SERVERS,
+    DEFAULT_WORKLOADS,
+    Catalog,
+    load_gpus,
+    load_models,
+    load_servers,
+    load_workloads,
+)
 from planner.errors import GridTooLargeError
 from planner.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, expand, load_grid
+from planner.sizing import Sized, size_all
 
 Progress = Callable[[str, int, int], None]
 
@@ -32,6 +41,9 @@ class Plan:
                            .strftime("%Y-%m-%d %H:%M UTC"))
     version: str = __version__
     model_envs: dict[str, ModelEnv] = field(default_factory=dict)
+    workloads: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
+    servers: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
+    sized: list[Sized] = field(default_factory=list)
 
     @property
     def view(self) -> View:
@@ -47,8 +59,13 @@ class Plan:
 
 def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path | str,
                overrides: Mapping[str, float | str] | None = None,
-               progress: Progress | None = None, header_rows: int = 1) -> Plan:
+               progress: Progress | None = None, header_rows: int = 1,
+               workloads_path: Path | str = DEFAULT_WORKLOADS,
+               servers_path: Path | str = DEFAULT_SERVERS) -> Plan:
     models, gpus = load_models(models_path), load_gpus(gpus_path)
+    shipped = Path(servers_path) == DEFAULT_SERVERS and Path(workloads_path) == DEFAULT_WORKLOADS
+    servers = load_servers(servers_path, gpus, strict=not shipped)
+    workloads = load_workloads(workloads_path, models, gpus, strict=not shipped)
     grid = load_grid(grid_path, models, gpus)
     limit = EXCEL_MAX_ROWS - header_rows
     if grid.size() > limit:
@@ -59,6 +76,11 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                 f"{limit:,} rows an Excel worksheet holds; remove values from an axis "
                 f"(axes: {', '.join(f'{k} {len(v)}' for k, v in grid.axes.items())})")
     plan = Plan(models, gpus, grid, resolve(overrides), dict(overrides or {}), [])
+    plan.workloads, plan.servers = workloads, servers
+    if progress:
+        progress("sizing workloads", 0, 1)
+    plan.sized = size_all(workloads, models, gpus, servers, overrides) if (
+        workloads.entries and servers.entries) else []
     total = count_valid(grid, models, gpus)
     for i, scenario in enumerate(expand(grid, models, gpus)):
         plan.rows.append(EvaluatedRow(plan.row_env(scenario)))

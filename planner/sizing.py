@@ -182,7 +182,8 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
         "prompt_tokens": int(env.workload.number("prompt_tokens")),
         "output_tokens": int(env.workload.number("output_tokens")),
         "meets_targets": _num(env, "meets_targets"),
-        "failing_target": _num(env, "failing_target") or None,
+        "failing_target": None if env.value("failing_target") == "none" else
+        _num(env, "failing_target"),
         "choice": {"gpu": c.gpu, "server": c.server, "weights": c.weights, "kv": c.kv,
                    "tp": c.tp, "batch_per_replica": _num(env, "batch_chosen")},
         "replicas": _num(env, "replicas"),

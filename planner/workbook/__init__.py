@@ -25,24 +25,34 @@ from planner.workbook.catalog_sheets import (
     write_models,
 )
 from planner.workbook.cells import SheetWriter
+from planner.workbook.fleet_sheets import (
+    write_budget,
+    write_fleet,
+    write_servers,
+    write_workloads,
+)
 from planner.workbook.grid_sheet import write_grid
 from planner.workbook.layout import (
     ABOUT,
     ASSUMPTIONS,
+    BUDGET,
     CAPACITY,
     CHARTS,
+    FLEET,
     FORMATS,
     GPUS,
     GRID,
     METHOD,
     MODELS,
+    SERVERS,
     VIEW_DATA,
+    WORKLOADS,
 )
 from planner.workbook.method_sheet import write_method
 from planner.workbook.view_sheets import view_envs, write_capacity, write_charts, write_view_data
 
-SHEET_ORDER = [ABOUT, CAPACITY, CHARTS, GRID, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD,
-               VIEW_DATA]
+SHEET_ORDER = [ABOUT, BUDGET, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS, SERVERS, ASSUMPTIONS,
+               FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -62,6 +72,10 @@ def write_workbook(plan: Plan, path: Path,
         write_view_data(writers[VIEW_DATA], plan, envs)
         write_charts(writers[CHARTS], plan, envs)
         write_grid(writers[GRID], plan, progress)
+        write_workloads(writers[WORKLOADS], plan, name)
+        write_servers(writers[SERVERS], plan, name)
+        blocks = write_fleet(writers[FLEET], plan)
+        write_budget(writers[BUDGET], plan, blocks, name)
         write_method(writers[METHOD])
         write_about(writers[ABOUT], plan)
     except BaseException:

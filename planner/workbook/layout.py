@@ -17,6 +17,7 @@ from planner.quantities import MODEL_QUANTITIES, ROW_QUANTITIES
 ABOUT, ASSUMPTIONS, FORMATS, MODELS, GPUS = "About", "Assumptions", "Formats", "Models", "GPUs"
 GRID, CAPACITY, CHARTS, VIEW_DATA = "Grid", "Capacity", "Charts", "View data"
 METHOD = "Method"
+BUDGET, FLEET, WORKLOADS, SERVERS = "Budget", "Fleet", "Workloads", "Servers"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
 CONFIG_COLUMNS = list(SCENARIO_FIELDS)

@@ -1,0 +1,618 @@
+"""Write docs/accuracy.md: the planner measured against every public engine figure the project
+holds (tests/data/calibration/engine-points.yaml and extra-points.yaml), so the report cannot drift
+from the code (tests/test_accuracy.py fails when they differ). Run: python docs/generate_accuracy.py
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from planner.calc import RowEnv, Scenario
+from planner.calibration import (
+    Settings,
+    engine_of,
+    gpu_id,
+    kv_gib,
+    model_id,
+    predict,
+    startup_settings,
+)
+from planner.catalog import Catalog, load_gpus, load_models
+from planner.errors import ArgumentError
+
+TARGET = Path(__file__).parent / "accuracy.md"
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
+FILES = ("engine-points.yaml", "extra-points.yaml")
+
+MAX_LOAD_BATCH = 4096  # runs at an unbounded request rate: the engine's own caps set the batch
+TRTLLM_FRACTION = 0.9  # kv_cache_free_gpu_mem_fraction: TensorRT-LLM's default, low end of ranges
+THROUGHPUT_BAND = 0.25
+# Corrections the collectors recorded after the fact (tests/data/calibration/SOURCES.md).
+ENGINE_CORRECTIONS = {("gpustack-h100-qwen3-8b-vllm-c4", "vllm_fp8_weights_same_setup"): "sglang"}
+
+Point = Mapping[str, Any]
+
+
+def load_points(files: Sequence[str] = FILES) -> tuple[list[Point], list[Point], list[str]]:
+    """Startup points, throughput entries (each tagged with its file), and files not read."""
+    startup: list[Point] = []
+    throughput: list[Point] = []
+    unread: list[str] = []
+    for name in files:
+        path = DATA / name
+        if not path.exists():
+            unread.append(f"`{name}`: absent")
+            continue
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as error:
+            unread.append(f"`{name}`: not valid YAML ({type(error).__name__})")
+            continue
+        startup += [{**p, "_file": name} for p in data.get("points") or []]
+        throughput += [{**t, "_file": name} for t in data.get("throughput_points") or []]
+    return startup, throughput, unread
+
+
+def _number(env: RowEnv, name: str) -> float:
+    return float(env.value(name))  # type: ignore[arg-type]
+
+
+def _url(point: Point) -> str:
+    return str((point.get("source") or {}).get("url") or "")
+
+
+def _link(point: Point) -> str:
+    url = _url(point)
+    return f"[{point['id']}]({url})" if url else str(point["id"])
+
+
+def _pct(x: float) -> str:
+    return f"{x:+.1f}%"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "0/0"
+
+
+def _missing(model_name: str, device: str, models: Catalog, gpus: Catalog) -> str:
+    parts = []
+    if model_id(model_name, models) is None:
+        parts.append(f"model `{model_name or '?'}`")
+    if gpu_id(device, gpus) is None:
+        parts.append(f"GPU '{device or '?'}'")
+    return " and ".join(parts) + " not in the catalogs"
+
+
+def _reasons(reasons: Iterable[str]) -> str:
+    """How many were not compared, by kind of reason."""
+    kinds = {"not in the catalogs": 0, "refused by the planner": 0,
+             "the engine ran it, the planner says it does not fit": 0}
+    for reason in reasons:
+        kind = next((k for k in kinds if k in reason), "not in the catalogs")
+        kinds[kind] += 1
+    return "; ".join(f"{k}: {n}" for k, n in kinds.items() if n) or "none left out"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+# -- startup points ---------------------------------------------------------------------------
+
+@dataclass
+class StartupRow:
+    point: Point
+    settings: Settings | None = None
+    reason: str = ""  # why the planner could not be compared
+    engine_kv: float | None = None
+    planner_kv: float | None = None
+    engine_tokens: int | None = None
+    planner_tokens: int | None = None
+    engine_fits: bool = False
+    planner_fits: bool | None = None
+
+    @property
+    def error(self) -> float | None:
+        if self.engine_kv and self.planner_kv is not None:
+            return 100 * (self.planner_kv - self.engine_kv) / self.engine_kv
+        return None
+
+    @property
+    def token_error(self) -> float | None:
+        if self.engine_tokens and self.planner_tokens is not None:
+            return 100 * (self.planner_tokens - self.engine_tokens) / self.engine_tokens
+        return None
+
+
+def refused(point: Point) -> bool:
+    outcome = point.get("outcome") or (point.get("reported") or {}).get("outcome")
+    return bool(outcome) and not re.match(r"\s*(ok|started|success)", str(outcome), re.I)
+
+
+def engine_verdict(point: Point, context: int) -> bool:
+    """The engine started with a KV pool > 0 holding at least one max_model_len sequence."""
+    if refused(point):
+        return False
+    reported = point.get("reported") or {}
+    if not (reported.get("kv_cache_gib") or 0) > 0:
+        return False
+    if reported.get("max_concurrency") is not None:
+        return float(reported["max_concurrency"]) >= 1
+    if reported.get("kv_cache_tokens") is not None:
+        return int(reported["kv_cache_tokens"]) >= context
+    return True
+
+
+def startup_row(point: Point, models: Catalog, gpus: Catalog) -> StartupRow:
+    row = StartupRow(point)
+    reported = point.get("reported") or {}
+    if not refused(point):
+        row.engine_kv = float(reported["kv_cache_gib"]) if "kv_cache_gib" in reported else None
+        tokens = reported.get("kv_cache_tokens")
+        row.engine_tokens = int(tokens) if tokens is not None else None
+    settings = startup_settings(point, models, gpus)
+    if settings is None:
+        row.reason = _missing(str(point.get("shape_ref") or point.get("model_id") or ""),
+                              str((point.get("gpu") or {}).get("type", "")), models, gpus)
+        return row
+    row.settings = settings
+    row.engine_fits = engine_verdict(point, settings.scenario.context)
+    try:
+        env = predict(settings, models, gpus)
+        row.planner_kv = kv_gib(env)
+        row.planner_tokens = int(_number(env, "kv_pool_tokens"))
+        row.planner_fits = _number(env, "max_sequences") >= 1
+    except ArgumentError as error:
+        row.reason = f"refused by the planner: {error}"
+    return row
+
+
+def _startup_summary(rows: list[StartupRow]) -> list[str]:
+    errors = [r.error for r in rows if r.error is not None]
+    tokens = [r.token_error for r in rows if r.token_error is not None]
+    judged = [r for r in rows if r.planner_fits is not None]
+    agree = sum(r.engine_fits == r.planner_fits for r in judged)
+    lines = [f"- Points: {len(rows)}; compared: {len(judged)}; "
+             + _reasons(r.reason for r in rows if r.planner_fits is None) + "."]
+    if errors:
+        absolute = [abs(e) for e in errors]
+        lines += [
+            f"- KV pool per GPU within ±5%: {_share(sum(a <= 5 for a in absolute), len(errors))}; "
+            f"within ±10%: {_share(sum(a <= 10 for a in absolute), len(errors))}.",
+            f"- Median absolute error: {statistics.median(absolute):.1f}%; median signed error: "
+            f"{_pct(statistics.median(errors))} (positive: the planner promises more KV than the "
+            "engine gave).",
+        ]
+    if tokens:
+        absolute = [abs(e) for e in tokens]
+        lines.append(
+            f"- KV tokens, where the engine printed them ({len(tokens)} points): within ±5%: "
+            f"{_share(sum(a <= 5 for a in absolute), len(tokens))}; within ±10%: "
+            f"{_share(sum(a <= 10 for a in absolute), len(tokens))}; median absolute error "
+            f"{statistics.median(absolute):.1f}%.")
+    lines.append(f"- Fits verdict agrees with the engine: {_share(agree, len(judged))}.")
+    return lines
+
+
+def _error_table(label: str, groups: dict[str, list[float]]) -> list[str]:
+    return _table([label, "Points", "Within ±5%", "Within ±10%", "Median abs. error"], (
+        [name, str(len(errs)), _share(sum(e <= 5 for e in errs), len(errs)),
+         _share(sum(e <= 10 for e in errs), len(errs)), f"{statistics.median(errs):.1f}%"]
+        for name, errs in sorted(groups.items())))
+
+
+def _groups(rows: list[StartupRow]) -> list[str]:
+    engines: dict[str, list[float]] = {}
+    files: dict[str, list[float]] = {}
+    for r in rows:
+        if r.error is not None and r.settings is not None:
+            engines.setdefault(str(r.settings.overrides["engine"]), []).append(abs(r.error))
+            files.setdefault(f"`{r.point['_file']}`", []).append(abs(r.error))
+    return [*_error_table("Engine", engines), "", *_error_table("Data file", files)]
+
+
+def _verdict(fits: bool | None) -> str:
+    return "—" if fits is None else ("fits" if fits else "does not fit")
+
+
+def startup_section(points: list[Point], models: Catalog, gpus: Catalog) -> list[str]:
+    rows = [startup_row(p, models, gpus) for p in sorted(points, key=lambda p: str(p["id"]))]
+    compared = [r for r in rows if r.settings is not None and not r.reason]
+    lines = ["## Startup: the KV-cache pool", "", *_startup_summary(rows), "",
+             *_groups(rows), ""]
+    worst = sorted((r for r in compared if r.error is not None),
+                   key=lambda r: (-abs(r.error or 0), str(r.point["id"])))[:5]
+    if worst:
+        lines += ["Largest errors: " + "; ".join(
+            f"`{r.point['id']}` {_pct(r.error or 0)}" for r in worst) + ".", ""]
+    table = []
+    for r in compared:
+        assert r.settings is not None
+        s = r.settings.scenario
+        inferred = bool(re.search(r"inferred|not printed|does not print|probably|README",
+                                  str((r.point.get("gpu") or {}).get("type", ""))))
+        table.append([
+            _link(r.point), str(r.settings.overrides["engine"]), s.gpu + (" *" if inferred else ""),
+            s.model, str(s.tp), f"`{r.settings.command()}`",
+            "—" if r.engine_kv is None else f"{r.engine_kv:.2f}",
+            "—" if r.planner_kv is None else f"{r.planner_kv:.2f}",
+            "—" if r.error is None else _pct(r.error),
+            "—" if r.engine_tokens is None else f"{r.engine_tokens:,}",
+            "—" if r.planner_tokens is None else f"{r.planner_tokens:,}",
+            "—" if r.token_error is None else _pct(r.token_error),
+            f"{_verdict(r.engine_fits)} / {_verdict(r.planner_fits)}"
+            + (" ✓" if r.engine_fits == r.planner_fits else " ✗"),
+        ])
+    lines += _table(["Point", "Engine", "GPU", "Model", "TP", "Planner command",
+                     "Engine KV GiB", "Planner KV GiB", "Error", "Engine tokens",
+                     "Planner tokens", "Tokens error", "Fits: engine / planner"], table)
+    lines += ["", "KV GiB and tokens are per GPU. * GPU not printed by the engine; the collector "
+              "inferred it (`gpu.identification` in the data file)."]
+    skipped = [r for r in rows if r not in compared]
+    if skipped:
+        lines += ["", "### Startup points not compared", ""]
+        lines += [f"- {_link(r.point)}: {r.reason}." for r in skipped]
+    return lines + [""]
+
+
+# -- throughput ---------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """One published throughput figure and the workload that produced it."""
+
+    entry: Point
+    case: str
+    kind: str
+    engine: str
+    model: str
+    gpu: str
+    tp: int
+    weights: str
+    isl: int
+    osl: int
+    batch: int
+    published: float  # output tokens/s
+    basis: str  # how the published figure became output tokens/s
+    overrides: dict[str, float | str] = field(default_factory=dict)
+
+
+def weights_of(text: str) -> str:
+    """The weight format a precision text names ('fp8', 'mxfp4 experts / bf16', 'FP4', ...)."""
+    lowered = text.lower()
+    for needle, fmt in (("mxfp4", "mxfp4"), ("nvfp4", "nvfp4"), ("fp4", "nvfp4"), ("fp8", "fp8"),
+                        ("awq", "int4"), ("gptq", "int4"), ("int4", "int4"), ("int8", "int8"),
+                        ("fp16", "fp16"), ("float16", "fp16")):
+        if re.search(rf"(?<![a-z]){needle}", lowered):
+            return fmt
+    return "bf16"
+
+
+def _device(text: str) -> str:
+    """A device name without the collector's parenthetical remarks."""
+    return re.sub(r"\([^)]*\)", "", text).strip()
+
+
+def _fraction(command: str) -> float | None:
+    m = re.search(r"--(?:gpu-memory-utilization|mem-fraction-static|"
+                  r"kv_cache_free_gpu_mem(?:ory)?_fraction)[ =]([0-9.]+)", command)
+    return float(m.group(1)) if m else None
+
+
+def _overrides(engine: str, command: str) -> dict[str, float | str]:
+    overrides: dict[str, float | str] = {"engine": engine}
+    fraction = _fraction(command)
+    if fraction is None and engine == "trtllm":
+        fraction = TRTLLM_FRACTION
+    if fraction is not None:
+        overrides["gpu_memory_utilization"] = fraction
+    return overrides
+
+
+def _output_basis(entry: Point) -> str:
+    metric = str(entry.get("metric", "")).lower()
+    return "output" if "output" in metric else "total × OSL/(ISL+OSL)"
+
+
+def _prompts(entry: Point) -> int | None:
+    m = re.search(r"(\d[\d,]*) prompts", str(entry.get("config", "")))
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def _workload(entry: Point) -> tuple[int, int] | None:
+    """Mean ISL and OSL from the entry's totals or its config text."""
+    config = str(entry.get("config", ""))
+    m = re.search(r"--random-input-len (\d+) --random-output-len (\d+)", config)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    results = entry.get("results")
+    n = (results.get("completed") if isinstance(results, Mapping) else None) or _prompts(entry)
+    if isinstance(results, Mapping) and "total_input_tokens" in results and n:
+        return (round(results["total_input_tokens"] / n),
+                round(results["total_generated_tokens"] / n))
+    m = re.search(r"(\d[\d,]*) input / (\d[\d,]*) (output|generated)", config)
+    if m:
+        isl, osl = (int(g.replace(",", "")) for g in m.group(1, 2))
+        if m.group(3) == "generated" and n:
+            return round(isl / n), round(osl / n)
+        return isl, osl
+    return None
+
+
+def _concurrency(entry: Point) -> int | None:
+    m = re.search(r"--max-concurrency (\d+)\b", str(entry.get("config", "")))
+    return int(m.group(1)) if m else None
+
+
+def runs_of(entry: Point) -> list[Run] | str:
+    """The entry's figures as runs, or why they cannot be compared."""
+    eid = str(entry["id"])
+    model = str(entry.get("shape_ref") or entry.get("model_id") or "")
+    device = str((entry.get("gpu") or {}).get("type", ""))
+    tp = int(entry.get("tensor_parallel_size") or 1)
+    precision = str(entry.get("precision") or entry.get("model_id") or "")
+    engine_text = str(entry.get("engine", ""))
+    engine = engine_of(engine_text)
+    results = entry.get("results")
+    runs: list[Run] = []
+
+    def run(case: str, kind: str, eng: str, command: str, isl: int, osl: int, batch: int,
+            published: float, basis: str, gpu: str = device, tp_: int = tp,
+            weights: str = weights_of(precision)) -> None:
+        runs.append(Run(entry, case, kind, eng, model, gpu, tp_, weights, isl, osl,
+                        max(1, batch), published, basis, _overrides(eng, command)))
+
+    rows = results if isinstance(results, list) else []
+    if rows and all("isl" in r for r in rows):  # a max-load table (trtllm-bench)
+        for r in rows:
+            run(f"{r['gpu']} TP{r.get('tp', tp)} {r['isl']}/{r['osl']}", "max load", engine,
+                engine_text, int(r["isl"]), int(r["osl"]), MAX_LOAD_BATCH,
+                float(r["tokens_per_s"]) * _to_output(entry, r["isl"], r["osl"]),
+                _output_basis(entry), gpu=str(r["gpu"]), tp_=int(r.get("tp", tp)),
+                weights=weights_of(str(r.get("precision") or precision)))
+        return runs
+    workload = _workload(entry)
+    if rows and all("request_rate" in r for r in rows):  # Poisson arrivals: Little's law
+        for r in rows:
+            n = int(r["completed"])
+            isl, osl = round(r["total_input_tokens"] / n), r["total_output_tokens"] / n
+            latency = (r["mean_ttft_ms"] + r["mean_tpot_ms"] * (osl - 1)) / 1000
+            concurrency = r["output_tokens_per_s"] / osl * latency
+            run(f"{r['request_rate']} req/s", f"rate, N≈{concurrency:.1f}", engine, engine_text,
+                isl, round(osl), round(concurrency), float(r["output_tokens_per_s"]), "output")
+        return runs
+    groups = ({"": rows} if rows else
+              {k: v for k, v in results.items() if isinstance(v, list)}
+              if isinstance(results, Mapping) else {})
+    if groups and workload:
+        for key, group in groups.items():
+            eng = engine_of(key) if key else engine
+            for r in group:
+                if not isinstance(r, Mapping):
+                    continue
+                c = int(r.get("max_concurrency") or r.get("concurrency") or 0)
+                batch = min(c, int(r.get("num_prompts") or c))
+                figure = r.get("output_tokens_per_s", r.get("tokens_per_s"))
+                if not c or figure is None:
+                    continue
+                basis = "output" if "output_tokens_per_s" in r else _output_basis(entry)
+                run(f"{key + ' ' if key else ''}c{c}", f"concurrency {batch}", eng, engine_text,
+                    *workload, batch, float(figure) * _to_output(entry, *workload), basis)
+        return runs or "no figure with a concurrency"
+    if isinstance(results, Mapping) and "output_tokens_per_s" in results and workload:
+        concurrency = _concurrency(entry)
+        batch = concurrency or MAX_LOAD_BATCH
+        kind = f"concurrency {concurrency}" if concurrency else "max load"
+        run(engine, kind, engine, engine_text, *workload, batch,
+            float(results["output_tokens_per_s"]), "output")
+        for key, other in sorted((entry.get("other") or {}).items()):
+            if not isinstance(other, Mapping) or "output_tokens_per_s" not in other:
+                continue
+            eng = ENGINE_CORRECTIONS.get((eid, key), engine_of(key))
+            fmt = weights_of(key) if weights_of(key) != "bf16" else weights_of(precision)
+            label = key if (eid, key) not in ENGINE_CORRECTIONS else f"{key} (is {eng})"
+            run(label, kind, eng, str(other.get("command", "")), *workload, batch,
+                float(other["output_tokens_per_s"]), "output", weights=fmt)
+        for case in entry.get("baseline_random_cases") or []:
+            isl, osl = int(case["isl"]), int(case["osl"])
+            run(f"random {case['case']} {isl}/{osl}", "max load", engine, engine_text, isl, osl,
+                MAX_LOAD_BATCH, float(case["total_tokens_per_s"]) * osl / (isl + osl),
+                "total × OSL/(ISL+OSL)")
+        return runs
+    return "figures not in a form this report reads"
+
+
+def _to_output(entry: Point, isl: int, osl: int) -> float:
+    return 1.0 if _output_basis(entry) == "output" else osl / (isl + osl)
+
+
+@dataclass
+class ThroughputRow:
+    run: Run
+    settings: Settings | None = None
+    reason: str = ""
+    planner: float | None = None
+    serving_batch: int | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.planner is None else self.planner / self.run.published
+
+
+def throughput_row(run: Run, models: Catalog, gpus: Catalog) -> ThroughputRow:
+    row = ThroughputRow(run)
+    mid, gid = model_id(run.model, models), gpu_id(_device(run.gpu), gpus)
+    if mid is None or gid is None:
+        row.reason = _missing(run.model, _device(run.gpu), models, gpus)
+        return row
+    scenario = Scenario(mid, gid, run.weights, "bf16", run.tp, run.isl + run.osl, run.batch,
+                        run.isl, run.osl)
+    row.settings = Settings(scenario, dict(run.overrides))
+    try:
+        env = predict(row.settings, models, gpus)
+    except ArgumentError as error:
+        row.reason = f"refused by the planner: {error}"
+        return row
+    if not bool(env.value("weights_fit")) or _number(env, "max_sequences") < 1:
+        row.reason = "the engine ran it, the planner says it does not fit"
+        return row
+    row.planner = _number(env, "serving_output_tokens_per_second")
+    row.serving_batch = int(_number(env, "serving_batch"))
+    return row
+
+
+def _within(ratios: list[float]) -> int:
+    return sum(abs(r - 1) <= THROUGHPUT_BAND + 1e-12 for r in ratios)
+
+
+def _ratio_table(label: str, groups: dict[str, list[float]]) -> list[str]:
+    return _table([label, "Runs", "Within ±25%", "Median ratio"], (
+        [name, str(len(r)), _share(_within(r), len(r)), f"{statistics.median(r):.2f}"]
+        for name, r in sorted(groups.items())))
+
+
+def throughput_rows(entries: list[Point], models: Catalog, gpus: Catalog
+                    ) -> tuple[list[ThroughputRow], list[str], list[str]]:
+    """Every published figure with the planner's, the entries not read, and the duplicates left
+    out (the same planner command and published figure as a row already kept)."""
+    rows: list[ThroughputRow] = []
+    unreadable: list[str] = []
+    seen: dict[tuple[str, float], str] = {}
+    duplicates: list[str] = []
+    for entry in sorted(entries, key=lambda e: str(e["id"])):
+        runs = runs_of(entry)
+        if isinstance(runs, str):
+            unreadable.append(f"- {_link(entry)}: {runs}.")
+            continue
+        for run in runs:
+            row = throughput_row(run, models, gpus)
+            if row.settings is not None:
+                key = (row.settings.command(), round(run.published, 2))
+                if key in seen:
+                    duplicates.append(f"`{entry['id']}` {run.case} (= `{seen[key]}`)")
+                    continue
+                seen[key] = str(entry["id"])
+            rows.append(row)
+    return rows, unreadable, duplicates
+
+
+def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> list[str]:
+    rows, unreadable, duplicates = throughput_rows(entries, models, gpus)
+    compared = [r for r in rows if r.ratio is not None]
+    ratios = [r.ratio for r in compared if r.ratio is not None]
+    lines = ["## Throughput: serving output tokens/s", ""]
+    lines.append(f"- Published figures: {len(rows)}; compared: {len(ratios)}; "
+                 + _reasons(r.reason for r in rows if r.ratio is None)
+                 + (f"; duplicates left out: {len(duplicates)}" if duplicates else "") + ".")
+    if ratios:
+        logs = [abs(math.log(r)) for r in ratios]
+        lines += [f"- Within ±25% of the published output tokens/s: "
+                  f"{_share(_within(ratios), len(ratios))}.",
+                  f"- Median ratio planner/published: {statistics.median(ratios):.2f} "
+                  f"(median factor off, either way: {math.exp(statistics.median(logs)):.2f}×)."]
+    lines.append("")
+    kinds: dict[str, list[float]] = {}
+    engines: dict[str, list[float]] = {}
+    files: dict[str, list[float]] = {}
+    for r in compared:
+        kind = ("request rate" if r.run.kind.startswith("rate") else
+                "fixed concurrency" if r.run.kind.startswith("concurrency") else "max load")
+        kinds.setdefault(kind, []).append(r.ratio or 0)
+        engines.setdefault(r.run.engine, []).append(r.ratio or 0)
+        files.setdefault(f"`{r.run.entry['_file']}`", []).append(r.ratio or 0)
+    if compared:
+        lines += [*_ratio_table("Load", kinds), "", *_ratio_table("Engine", engines), "",
+                  *_ratio_table("Data file", files), ""]
+        worst = sorted(compared, key=lambda r: (-abs(math.log(r.ratio or 1)),
+                                                str(r.run.entry["id"]), r.run.case))[:5]
+        lines += ["Largest misses: " + "; ".join(
+            f"`{r.run.entry['id']}` {r.run.case} ×{r.ratio:.2f}" for r in worst) + ".", ""]
+    table = []
+    for r in rows:
+        if r.settings is None or r.ratio is None:
+            continue
+        s = r.settings.scenario
+        table.append([
+            _link(r.run.entry), r.run.case, r.run.engine, s.gpu, s.model, str(s.tp), s.weights,
+            str(s.prompt), str(s.output), r.run.kind, f"`{r.settings.command()}`",
+            f"{r.run.published:,.0f}" + ("" if r.run.basis == "output" else " †"),
+            f"{r.planner:,.0f}", str(r.serving_batch), f"{r.ratio:.2f}"])
+    lines += _table(["Run", "Case", "Engine", "GPU", "Model", "TP", "Weights", "ISL", "OSL",
+                     "Load", "Planner command", "Published out tok/s", "Planner out tok/s",
+                     "Planner batch", "Ratio"], table)
+    lines += ["", "† The source gives total (input + output) tokens/s; shown as output tokens/s "
+              "= total × OSL/(ISL+OSL). Planner batch: the sequences decoding together "
+              "(`serving_batch` = min(batch, sequences that fit, max_num_seqs))."]
+    skipped = [r for r in rows if r.ratio is None]
+    if skipped or unreadable or duplicates:
+        lines += ["", "### Throughput figures not compared", ""]
+        grouped: dict[tuple[str, str], list[ThroughputRow]] = {}
+        for r in skipped:
+            grouped.setdefault((str(r.run.entry["id"]), r.reason), []).append(r)
+        lines += [f"- {_link(group[0].run.entry)} ({', '.join(r.run.case for r in group)}): "
+                  f"{reason}." for (_, reason), group in grouped.items()]
+        lines += unreadable
+        if duplicates:
+            lines.append("- Duplicates of a figure already listed: " + "; ".join(duplicates)
+                         + ".")
+    return lines + [""]
+
+
+METHOD = """\
+Every public engine figure the project holds (`tests/data/calibration/engine-points.yaml` and
+`extra-points.yaml`, sources in their `source` fields) is run through `planner calc` with the
+settings a user copies from the engine's command line, planner defaults otherwise. The report fits
+nothing; `engine-points.yaml` informed the design of the engine model (read it as in-sample), so
+the tables also split the results by data file. Models are matched to the catalog by its `hf_id`,
+GPUs by the device name the source prints; points whose model or GPU the catalogs lack are listed,
+not compared.
+
+- **Startup.** `planner.calibration.startup_settings` turns a point into `--model --gpu --tp
+  --weights --kv --context max_model_len` and `--set` for the engine, its memory fraction,
+  max_num_seqs and max_num_batched_tokens where the source shows them. The engine's printed KV
+  cache (GiB per GPU, 2^30 bytes) is compared with the planner's `kv_pool_bytes_per_gpu`; error =
+  planner / engine − 1. Where the engine printed a token count it is compared with `kv_pool_tokens`.
+  Fits verdict: the engine started with a KV pool > 0 holding at least one max_model_len sequence
+  (its max concurrency ≥ 1, or its KV tokens ≥ max_model_len); a point whose outcome says the
+  engine refused to start counts as "does not fit". The planner fits when `max_sequences` ≥ 1 at
+  that context.
+- **Throughput.** Each published run becomes `planner calc` with its model, GPU, weight format,
+  TP, `--prompt ISL --output OSL --context ISL+OSL` (means over the dataset where lengths vary)
+  and `--set engine=…` for the engine that served it (TensorRT-LLM: `gpu_memory_utilization`
+  = kv_cache_free_gpu_mem_fraction, 0.9 unless the command gives it; a source that names no
+  engine, such as NVIDIA NIM, gets the planner's default, vLLM). KV cache stays at the planner
+  default (BF16). `--batch` is the run's concurrency; runs at an unbounded request rate
+  (max load) use `--batch 4096`, so the planner's caps apply: `serving_batch` = min(batch,
+  sequences that fit, max_num_seqs). Poisson request-rate runs use the mean concurrency by
+  Little's law (output tokens/s / mean OSL × (mean TTFT + mean TPOT × (OSL − 1))). The planner's
+  `serving_output_tokens_per_second` is compared with the published output tokens/s; ratio =
+  planner / published.
+"""
+
+
+def report(models: Catalog | None = None, gpus: Catalog | None = None) -> str:
+    models = models if models is not None else load_models()
+    gpus = gpus if gpus is not None else load_gpus()
+    startup, throughput, unread = load_points()
+    lines = ["# Accuracy against published engine figures", "",
+             "Generated by `docs/generate_accuracy.py`; do not edit by hand.", "",
+             "## Method", "", METHOD.rstrip(), ""]
+    if unread:
+        lines += ["Data files not read: " + "; ".join(unread) + ".", ""]
+    lines += startup_section(startup, models, gpus)
+    lines += throughput_section(throughput, models, gpus)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    TARGET.write_text(report())

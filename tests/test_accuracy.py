@@ -1,0 +1,139 @@
+"""docs/accuracy.md is generated from the code and the calibration data; the figures it measured."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from planner.catalog import Catalog, load_gpus, load_models
+
+GENERATOR = Path(__file__).parent.parent / "docs" / "generate_accuracy.py"
+
+
+@pytest.fixture(scope="module")
+def gen() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("generate_accuracy", GENERATOR)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses resolve their annotations through it
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def catalogs() -> tuple[Catalog, Catalog]:
+    return load_models(), load_gpus()
+
+
+@pytest.fixture(scope="module")
+def startup(gen: ModuleType, catalogs: tuple[Catalog, Catalog]) -> dict[str, Any]:
+    points, _, _ = gen.load_points()
+    return {str(p["id"]): gen.startup_row(p, *catalogs) for p in points}
+
+
+@pytest.fixture(scope="module")
+def throughput(gen: ModuleType, catalogs: tuple[Catalog, Catalog]) -> list[Any]:
+    _, entries, _ = gen.load_points()
+    rows, unreadable, duplicates = gen.throughput_rows(entries, *catalogs)
+    assert unreadable == []
+    assert len(duplicates) == 1  # gpustack's concurrency-4 run, in both data files
+    return rows
+
+
+def test_accuracy_report_is_current(gen: ModuleType) -> None:
+    assert gen.TARGET.read_text() == gen.report(), "run python docs/generate_accuracy.py"
+
+
+def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:
+    text = gen.report()
+    assert text == gen.report()
+    assert "Data files not read" not in text
+    assert text.index("## Method") < text.index("## Startup") < text.index("## Throughput")
+
+
+def test_startup_points_compared(startup: dict[str, Any]) -> None:
+    rows = list(startup.values())
+    compared = [r for r in rows if r.error is not None]
+    assert len(rows) == 31
+    assert len(compared) == 18
+    errors = [abs(r.error) for r in compared]
+    assert sum(e <= 5 for e in errors) == 13
+    assert sum(e <= 10 for e in errors) == 16
+    assert statistics.median(errors) == pytest.approx(0.8, abs=0.1)
+    judged = [r for r in rows if r.planner_fits is not None]
+    assert all(r.engine_fits == r.planner_fits for r in judged)
+
+
+def test_llama_8b_on_h100_within_two_percent(startup: dict[str, Any]) -> None:
+    row = startup["llmd-h100-llama31-8b-bf16-tp1"]
+    assert row.settings.command() == (
+        "planner calc --model llama-3.1-8b --gpu h100-sxm --tp 1 --weights bf16 --kv bf16 "
+        "--context 8192 --set engine=vllm --set gpu_memory_utilization=0.95 "
+        "--set max_num_batched_tokens=8192.0")
+    assert abs(row.error) < 2
+    assert abs(row.token_error) < 2
+    assert row.engine_kv == 58.11
+
+
+def test_points_outside_the_catalogs_are_listed_not_compared(
+        gen: ModuleType, startup: dict[str, Any], catalogs: tuple[Catalog, Catalog]) -> None:
+    rtx3090 = startup["issue-rtx3090-llama31-8b-20k"]
+    assert rtx3090.settings is None
+    assert "GPU 'NVIDIA GeForce RTX 3090 (24 GB)' not in the catalogs" in rtx3090.reason
+    fake = {"id": "fake", "model_id": "acme/NoSuchModel-7B", "gpu": {"type": "NVIDIA H100"},
+            "reported": {"kv_cache_gib": 1.0}}
+    row = gen.startup_row(fake, *catalogs)
+    assert row.reason == "model `acme/NoSuchModel-7B` not in the catalogs"
+    assert f"- fake: {row.reason}." in "\n".join(gen.startup_section([fake], *catalogs))
+
+
+def test_a_refused_start_is_a_does_not_fit_verdict(gen: ModuleType) -> None:
+    point = {"id": "oom", "reported": {"outcome": "refused: not enough KV cache memory"}}
+    assert gen.refused(point)
+    assert not gen.engine_verdict(point, 8192)
+    started = {"id": "ok", "reported": {"kv_cache_gib": 3.8, "max_concurrency": 1.56}}
+    assert gen.engine_verdict(started, 20000)
+
+
+def test_throughput_runs(gen: ModuleType, throughput: list[Any]) -> None:
+    ratios = [r.ratio for r in throughput if r.ratio is not None]
+    assert len(throughput) == 285
+    assert len(ratios) == 213
+    within = sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in ratios)
+    assert within == 97
+    assert statistics.median(ratios) == pytest.approx(1.03, abs=0.01)
+
+
+def test_a_max_load_run_uses_the_engine_caps(throughput: list[Any]) -> None:
+    row = next(r for r in throughput
+               if r.run.entry["id"] == "trtllm-perf-overview-llama31-8b-fp8"
+               and r.run.case == "H100 SXM 80GB TP1 128/128")
+    assert row.settings.command() == (
+        "planner calc --model llama-3.1-8b --gpu h100-sxm --tp 1 --weights fp8 --kv bf16 "
+        "--context 256 --batch 4096 --prompt 128 --output 128 --set engine=trtllm "
+        "--set gpu_memory_utilization=0.9")
+    assert row.run.published == 28312
+    assert row.serving_batch < 4096
+    assert row.ratio == pytest.approx(1.07, abs=0.01)
+
+
+def test_total_tokens_are_converted_to_output_tokens(throughput: list[Any]) -> None:
+    row = next(r for r in throughput
+               if r.run.entry["id"] == "gpustack-qwen3-14b-h100-maxload"
+               and r.run.case.startswith("random medium"))
+    assert row.run.basis != "output"
+    assert row.run.published == pytest.approx(10597.19 * 100 / 2100)
+
+
+def test_weight_formats_from_precision_text(gen: ModuleType) -> None:
+    assert gen.weights_of("fp4") == "nvfp4"
+    assert gen.weights_of("mxfp4 experts / bf16 attention") == "mxfp4"
+    assert gen.weights_of("fp16 (README example)") == "fp16"
+    assert gen.weights_of("nvidia/Llama-3.1-8B-Instruct-FP8") == "fp8"
+    assert gen.weights_of("bf16") == "bf16"

@@ -1,0 +1,171 @@
+"""`planner calibrate`'s library: real engine logs (tests/data/logs/SOURCES.md) beside the planner.
+
+Engine figures were read by hand from the logs; the planner's figures come from the shipped
+catalogs.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from planner.assumptions import parse_overrides
+from planner.calc import Scenario, evaluate
+from planner.calibrate import (
+    CalibrationResult,
+    calibrate,
+    calibration_json,
+    calibration_text,
+    device_name,
+)
+from planner.calibration import kv_gib
+from planner.catalog import DEFAULT_MODELS, Catalog, load_models
+from planner.enginelog import LogError
+from planner.errors import ArgumentError
+
+LOGS = Path(__file__).parent / "data" / "logs"
+H100_TP1 = LOGS / "vllm-v1-0.19.0-h100-llama3.1-8b-tp1.log"
+
+
+@pytest.fixture(scope="module")
+def h100(shipped: tuple[Catalog, Catalog]) -> CalibrationResult:
+    models, gpus = shipped
+    return calibrate(H100_TP1, models, gpus, gpu="h100-sxm")  # the log names no device
+
+
+def printed_command(text: str) -> list[str]:
+    """The `planner calc` line printed under "the --set values that reproduce the engine"."""
+    section = text.split("the --set values that reproduce the engine:")[1]
+    line = next(ln for ln in section.splitlines() if ln.strip().startswith("planner calc"))
+    return shlex.split(line)[2:]
+
+
+def run_command(words: list[str], shipped: tuple[Catalog, Catalog]) -> float:
+    """What `planner calc` computes for those options: the KV cache per GPU in GiB."""
+    options: dict[str, str] = {}
+    sets: list[str] = []
+    for flag, value in zip(words[::2], words[1::2], strict=True):
+        if flag == "--set":
+            sets.append(value)
+        else:
+            options[flag.removeprefix("--")] = value
+    ints = {"tp", "context", "batch", "prompt", "output"}
+    scenario = Scenario(**{k: int(v) if k in ints else v for k, v in options.items()})
+    models, gpus = shipped
+    return kv_gib(evaluate(scenario, models, gpus, parse_overrides(sets)))
+
+
+def test_h100_engine_figures_parsed(h100: CalibrationResult) -> None:
+    engine = {f.key: f.engine for f in h100.figures}
+    assert engine == {"total_gib": 79.19, "weights_gib": 14.99, "activation_peak_gib": 1.89,
+                      "non_torch_gib": 0.25, "kv_cache_gib": 58.11, "kv_cache_tokens": 476016,
+                      "max_concurrency": 58.11}
+    s = h100.settings.scenario
+    assert (s.model, s.gpu, s.tp, s.weights, s.kv, s.context) == (
+        "llama-3.1-8b", "h100-sxm", 1, "bf16", "bf16", 8192)  # model found by hf_id
+    assert h100.settings.overrides == {"engine": "vllm", "gpu_memory_utilization": 0.95,
+                                       "max_num_seqs": 1024, "max_num_batched_tokens": 8192}
+
+
+def test_h100_kv_prediction_within_3_percent(h100: CalibrationResult) -> None:
+    kv = h100.figure("kv_cache_gib")
+    assert kv.planner == pytest.approx(58.11, rel=0.03)  # 58.19 GiB when written (+0.14 %)
+    assert kv.error_percent is not None and abs(kv.error_percent) < 3
+    assert h100.figure("kv_cache_tokens").planner == pytest.approx(476016, rel=0.03)
+
+
+def test_h100_printed_command_reproduces_the_engine(
+        h100: CalibrationResult, shipped: tuple[Catalog, Catalog]) -> None:
+    text = calibration_text(h100)
+    assert "--set overhead_gib_per_gpu=2.14" in text  # activation 1.89 + non-torch 0.25
+    words = printed_command(text)
+    assert " ".join(words) == h100.command().removeprefix("planner calc ")
+    assert run_command(words, shipped) == pytest.approx(58.11, rel=0.005)
+
+
+def test_h100_json(h100: CalibrationResult) -> None:
+    data = calibration_json(h100)
+    assert {"log", "engine", "settings", "engine_reported", "planner", "error_percent",
+            "reproduce"} <= set(data)
+    assert data["log"] == str(H100_TP1)
+    assert data["engine_reported"]["kv_cache_gib"] == 58.11  # type: ignore[index]
+    assert data["reproduce"]["set"]["overhead_gib_per_gpu"] == 2.14  # type: ignore[index]
+    assert data["reproduce"]["command"] in calibration_text(h100)  # type: ignore[index]
+    assert data["settings"]["command"].startswith("planner calc --model llama-3.1-8b")  # type: ignore[index]
+    json.dumps(data)  # plain JSON types only
+
+
+def test_vllm_v0_log_is_noted_and_blocks_give_tokens(shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    result = calibrate(LOGS / "vllm-v0-0.6.x-mi300x-llama3.1-70b-fp8.log", models, gpus,
+                       gpu="mi300x")
+    assert result.settings.scenario.model == "llama-3.1-70b"
+    assert result.settings.scenario.weights == "fp8"  # --quantization="fp8" on the command line
+    assert result.figure("kv_cache_tokens").engine == 19513 * 16
+    text = calibration_text(result)
+    assert "vLLM V0" in text and "the planner models V1" in text
+    # The printed activation peak + non-torch (19.09 + 6.07) reproduces V0's pool all the same.
+    assert result.reproduce["overhead_gib_per_gpu"] == 25.16
+    assert result.reproduced_kv_gib == pytest.approx(95.28, rel=0.005)
+
+
+def test_unprinted_figures_are_said(shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    result = calibrate(LOGS / "sglang-0.3-mi300x-llama3-8b-tp1-bench.log", models, gpus,
+                       model="llama-3.1-8b", gpu="mi300x")
+    data = calibration_json(result)
+    assert data["engine_reported"]["kv_cache_gib"] is None  # type: ignore[index]
+    assert data["error_percent"]["kv_cache_gib"] is None  # type: ignore[index]
+    assert data["engine_reported"]["kv_cache_tokens"] == 1256440  # type: ignore[index]
+    text = calibration_text(result)
+    assert "not printed by the log: GPU memory, weights" in text
+    assert "does not print mem_fraction_static" in text
+
+
+def test_model_not_in_catalog_asks_for_model(tmp_path: Path,
+                                             shipped: tuple[Catalog, Catalog]) -> None:
+    # A catalog that surely lacks the log's Llama-2-7b-chat, whatever the shipped one gains.
+    entry = yaml.safe_load(DEFAULT_MODELS.read_text())["models"]["llama-3.1-8b"]
+    path = tmp_path / "models.yaml"
+    path.write_text(yaml.safe_dump({"models": {"llama-3.1-8b": entry}}))
+    log = LOGS / "sglang-2025-04-llama2-7b-eagle.log"
+    with pytest.raises(ArgumentError) as caught:
+        calibrate(log, load_models(path), shipped[1], gpu="h100-sxm")
+    message = str(caught.value)
+    assert str(log) in message and "meta-llama/Llama-2-7b-chat-hf" in message
+    assert "--model ID" in message and "llama-3.1-8b" in message
+    assert "planner list models" in message
+
+
+def test_unknown_gpu_asks_for_gpu(shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    with pytest.raises(ArgumentError) as caught:
+        calibrate(H100_TP1, models, gpus)
+    message = str(caught.value)
+    assert "--gpu ID" in message and "planner list gpus" in message
+    assert "it saw 79.19 GiB" in message and "h100-sxm" in message
+    assert "--model" not in message  # the model was found by hf_id
+
+
+@pytest.mark.parametrize("path", [LOGS / "SOURCES.md", LOGS / "no-such.log"],
+                         ids=["not-a-log", "missing"])
+def test_non_log_file_is_a_log_error(path: Path, shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    with pytest.raises(LogError) as caught:
+        calibrate(path, models, gpus, model="llama-3.1-8b", gpu="h100-sxm")
+    assert str(path) in str(caught.value)
+
+
+def test_device_name(shipped: tuple[Catalog, Catalog]) -> None:
+    gpus = shipped[1]
+    # vLLM's MoE-config line names the device the way torch.cuda.get_device_name() does.
+    moe = ("INFO [fused_moe.py:720] Using default MoE config. Config file not found at "
+           "['/vllm/configs/E=8,N=14336,device_name=NVIDIA_H100_80GB_HBM3.json']")
+    assert device_name(moe, gpus) == ("h100-sxm", "NVIDIA H100 80GB HBM3")
+    smi = "|   0  NVIDIA L40S                    On  |   00000000:38:00.0 Off |"
+    assert device_name(smi, gpus) == ("l40s", "NVIDIA L40S")
+    assert device_name("NVIDIA_VISIBLE_DEVICES=all nvidia/Llama-3.1-Nemotron", gpus) is None
