@@ -143,12 +143,14 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.0, maximum=64.0,
         ),
         Assumption(
-            "vision_profile_gib_per_gpu", "Vision-encoder profile peak per GPU", "GiB", 14.0,
-            "a vision-language model's profile run encodes dummy images at the maximum "
-            "multimodal budget: InternVL3-78B showed a 15.7 GiB activation peak per GPU at TP 8 "
-            "(about 14 above a text model's)",
-            "gnosia93/vlm-distillation ec2/5-vlm-infer.md",
-            minimum=0.0, maximum=256.0,
+            "vision_profile_bytes_per_param", "Vision-encoder profile peak per tower parameter",
+            "bytes", 2.4,
+            "the profile run encodes dummy images at the multimodal budget, so its peak grows "
+            "with the encoder: InternVL3-78B's 5.7B-parameter InternViT showed about 14 GiB "
+            "above a text model's peak per GPU (2.4 bytes per tower parameter); Gemma 3's "
+            "0.4B SigLIP about 0.2-1 GiB",
+            "gnosia93/vlm-distillation ec2/5-vlm-infer.md; llm-d-planner PR #205 Gemma 3 log",
+            minimum=0.0, maximum=64.0,
         ),
         Assumption(
             "cuda_graph_gib_per_gpu", "CUDA graphs per GPU, outside the budget", "GiB", 1.0,

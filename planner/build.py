@@ -6,6 +6,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from planner.catalog import DEFAULT_SERVERS, DEFAULT_WORKLOADS
 from planner.output import write_atomically
 from planner.plan import Progress, build_plan
 
@@ -14,13 +15,15 @@ HTML_NAME = "capacity-plan.html"
 
 
 def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
-              overrides: Mapping[str, float | str], progress: Progress | None = None
+              overrides: Mapping[str, float | str], progress: Progress | None = None,
+              workloads_path: Path = DEFAULT_WORKLOADS, servers_path: Path = DEFAULT_SERVERS
               ) -> dict[str, object]:
     from planner.html_report import write_html
     from planner.workbook import write_workbook
 
     started = time.perf_counter()
-    plan = build_plan(models_path, gpus_path, grid_path, overrides, progress)
+    plan = build_plan(models_path, gpus_path, grid_path, overrides, progress,
+                      workloads_path=workloads_path, servers_path=servers_path)
     counts: dict[str, int] = {}
 
     def workbook_writer(path: Path) -> None:
@@ -33,6 +36,8 @@ def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path
     return {
         "files": [str(p) for p in targets],
         "rows": len(plan.rows),
+        "workloads": len(plan.sized),
+        "fleet_rows": sum(len(s.rows) for s in plan.sized),
         "formula_cells": formula_cells,
         "skipped": plan.grid.skipped,
         "overrides": dict(overrides),

@@ -33,6 +33,12 @@ models_option = click.option(
 gpus_option = click.option(
     "--gpus", "gpus_path", type=click.Path(path_type=Path), default=DEFAULT_GPUS,
     show_default="shipped catalogs/gpus.yaml", help="GPU catalog (YAML).")
+workloads_option = click.option(
+    "--workloads", "workloads_path", type=click.Path(path_type=Path), default=DEFAULT_WORKLOADS,
+    show_default="shipped catalogs/workloads.yaml", help="Workload catalog (YAML).")
+servers_option = click.option(
+    "--servers", "servers_path", type=click.Path(path_type=Path), default=DEFAULT_SERVERS,
+    show_default="shipped catalogs/servers.yaml", help="Server catalog (YAML).")
 set_option = click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE",
     help="Change an assumption, e.g. gpu_memory_utilization=0.85 or engine=sglang (repeatable). "
@@ -110,14 +116,17 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
 @click.option("--grid", "grid_path", type=click.Path(path_type=Path), default=DEFAULT_GRID,
               show_default="shipped catalogs/grid.yaml",
               help="Grid of configurations to expand (YAML).")
+@workloads_option
+@servers_option
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Output folder.")
 @set_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON summary of what was written instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
-def build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
-          overrides: tuple[str, ...], as_json: bool, quiet: bool) -> None:
+def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: Path,
+          servers_path: Path, out_dir: Path, overrides: tuple[str, ...], as_json: bool,
+          quiet: bool) -> None:
     """Write the capacity-plan workbook (every derived cell a live formula) and HTML summary.
 
     Files are written to temporary names and renamed at the end: a failed build leaves the
@@ -133,26 +142,23 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
 
     progress = None if quiet or as_json else _progress
     result = run_build(models_path, gpus_path, grid_path, out_dir, parse_overrides(overrides),
-                       progress)
+                       progress, workloads_path, servers_path)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
     if not quiet:
-        click.echo(f"Wrote {result['rows']:,} configurations "
-                   f"({result['formula_cells']:,} formula cells) in {result['seconds']:.1f} s:")
+        click.echo(f"Wrote {result['rows']:,} configurations and {result['workloads']} sized "
+                   f"workloads ({result['formula_cells']:,} formula cells) in "
+                   f"{result['seconds']:.1f} s:")
         for path in result["files"]:  # type: ignore[attr-defined]
             click.echo(f"  {path}")
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@click.option("--workloads", "workloads_path", type=click.Path(path_type=Path),
-              default=DEFAULT_WORKLOADS, show_default="shipped catalogs/workloads.yaml",
-              help="Workload catalog (YAML).")
+@workloads_option
 @click.option("--workload", "names", multiple=True, metavar="NAME",
               help="Size only this workload (repeatable; default: all).")
-@click.option("--servers", "servers_path", type=click.Path(path_type=Path),
-              default=DEFAULT_SERVERS, show_default="shipped catalogs/servers.yaml",
-              help="Server catalog (YAML).")
+@servers_option
 @models_option
 @gpus_option
 @click.option("--model", help="Ad hoc workload: model id (with --rate, --prompt, --output).")

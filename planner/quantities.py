@@ -317,9 +317,9 @@ ROW_QUANTITIES: list[Quantity] = [
     Quantity("activation_bytes_per_gpu", "Activation peak per GPU", "B",
              MAX(q("sampler_bytes_per_gpu"), q("forward_bytes_per_gpu"))
              + q("moe_workspace_bytes_per_gpu")
-             + IF(m("vision_params") > 0, a("vision_profile_gib_per_gpu") * GiB, 0),
+             + m("vision_params") * a("vision_profile_bytes_per_param"),
              "the larger of sampler and dense forward, + MoE workspace, + a vision encoder's "
-             "profile where the model has one", display="bytes"),
+             "profile (tower parameters × vision_profile_bytes_per_param)", display="bytes"),
     Quantity("non_torch_bytes_per_gpu", "Non-torch memory per GPU", "B",
              a("non_torch_gib_per_gpu") * GiB
              + IF(_tp > 1, a("comm_buffer_gib_per_gpu") * GiB

@@ -1,0 +1,243 @@
+"""Fleet sizing: a worked example by hand, invariants over every shipped workload, agreement
+with `planner calc`, and the located errors of the workload and server catalogs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from planner.catalog import (
+    DEFAULT_SERVERS,
+    DEFAULT_WORKLOADS,
+    load_gpus,
+    load_models,
+    load_servers,
+    load_workloads,
+)
+from planner.cli import cli
+from planner.sizing import size_all, size_json
+
+# A small world whose numbers are easy to follow by hand: engine=none, marketed memory, no
+# runtime overhead, round GPU figures, one server type.
+MODEL = {"source": "worked example", "params": 1e9, "num_hidden_layers": 10,
+         "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 8,
+         "head_dim": 128, "intermediate_size": 4096, "vocab_size": 1000,
+         "tie_word_embeddings": True}
+GPU = {"source": "worked example", "memory_gb": 80, "bandwidth_tb_s": 2.0, "bf16_tflops": 1000,
+       "gpus_per_node": 8, "price_per_hour_usd": 2.0, "price_date": "2026-01",
+       "scale_up_gb_s": 400, "allreduce_latency_us": 10}
+SERVER = {"gpu": "g", "gpus_per_server": 8, "price_usd": 200000, "power_kw": 10,
+          "rack_units": 8, "price_date": "2026-01", "source": "worked example"}
+WORKLOAD = {"model": "m", "rate_rps": 10, "prompt_tokens": 1000, "output_tokens": 200,
+            "ttft_s": 1.0, "itl_s": 0.02, "weights": ["bf16"], "kv": ["bf16"], "gpus": ["g"],
+            "spare_replicas": 1, "source": "worked example"}
+ASSUMPTIONS = {"engine": "none", "memory_basis": "marketed", "overhead_gib_per_gpu": 0.0,
+               "gpu_memory_utilization": 0.9, "bandwidth_efficiency": 0.8,
+               "compute_efficiency": 0.5, "step_overhead_us_per_layer": 30.0,
+               "max_num_seqs": 256.0, "target_utilisation": 0.8, "pue": 1.25,
+               "electricity_usd_per_kwh": 0.08, "average_power_share": 0.75,
+               "rack_power_kw": 40.8, "rack_units_per_rack": 42.0,
+               "colocation_usd_per_kw_month": 180.0, "amortisation_years": 5.0,
+               "discount_rate": 0.08, "network_share_of_capex": 0.19,
+               "support_usd_per_gpu_year": 4500.0, "reserved_discount": 0.41}
+
+
+def world(tmp_path, workload=None, server=None):  # type: ignore[no-untyped-def]
+    files = {"models": {"m": MODEL}, "gpus": {"g": GPU},
+             "servers": {"s": {**SERVER, **(server or {})}},
+             "workloads": {"w": {**WORKLOAD, **(workload or {})}}}
+    paths = {}
+    for section, entries in files.items():
+        paths[section] = tmp_path / f"{section}.yaml"
+        paths[section].write_text(yaml.safe_dump({section: entries}, sort_keys=False))
+    models, gpus = load_models(paths["models"]), load_gpus(paths["gpus"])
+    servers = load_servers(paths["servers"], gpus)
+    workloads = load_workloads(paths["workloads"], models, gpus)
+    return models, gpus, servers, workloads, paths
+
+
+def test_worked_example_by_hand(tmp_path) -> None:
+    models, gpus, servers, workloads, _ = world(tmp_path)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    row = next(r for r in sized.rows if r.candidate.tp == 1)
+    v = row.value
+    # Memory: 1e9 params x 2 B; KV 2 x 8 heads x 128 x 2 B x 10 layers per token.
+    assert v("weight_bytes") == 2e9
+    assert v("kv_bytes_per_token") == 40960
+    pool = 80e9 * 0.9 - 2e9
+    assert v("kv_pool_bytes_per_gpu") == pytest.approx(pool)
+    assert v("max_sequences") == int(pool / (40960 * 1200))  # prompt + output fit: 1,424
+    # Speed pieces at the mean decode context 1,000 + 200/2 = 1,100 tokens.
+    bw, flops = 2e12 * 0.8, 1e15 * 0.5
+    kv_read = 40960 * 1100
+    fixed = 10 * 30e-6
+    prefill = (2 * 1e9 * 1000 + 2 * 8 * 128 * 10 * 1000**2 / 2) / flops
+    assert v("prefill_compute_seconds") == pytest.approx(prefill)
+    per_seq = prefill / 200
+    per_seq_flops = 2 * 1e9 + 4 * 8 * 128 * 10 * 1100
+    b_mem = (0.02 - fixed - 2e9 / bw) / (kv_read / bw + per_seq)
+    b_comp = (0.02 - fixed) / (per_seq_flops / flops + per_seq)
+    assert v("batch_memory_all_experts") == pytest.approx(b_mem)
+    assert v("batch_compute") == pytest.approx(b_comp)
+    assert v("batch_for_itl") == int(min(b_mem, b_comp)) == 382
+    assert v("batch_chosen") == 256  # capped by max_num_seqs
+    tpot = fixed + max((2e9 + 256 * kv_read) / bw, 256 * per_seq_flops / flops) \
+        + 256 / 200 * prefill
+    assert v("itl_seconds") == pytest.approx(tpot)
+    per_replica = 256 / (200 * tpot)
+    assert v("requests_per_second_per_replica") == pytest.approx(per_replica)
+    assert v("replicas_for_rate") == math.ceil(10 / (per_replica * 0.8)) == 1
+    d = max(prefill, 2e9 / bw) + fixed
+    r = 1.0 / d
+    assert v("prefill_rate_limit") == pytest.approx((2 * r - 2) / ((2 * r - 1) * d))
+    assert v("replicas") == 2  # one serving + one spare
+    assert v("ttft_queued_seconds") == pytest.approx(d + 10 * d * d / (2 * (1 - 10 * d)))
+    # Fleet: 2 GPUs in one 8-GPU server in one rack (min(42 // 8, 40.8 // 10) = 4 per rack).
+    assert (v("gpus"), v("servers"), v("servers_per_rack"), v("racks")) == (2, 1, 4, 1)
+    assert v("it_power_w") == 10000 and v("facility_power_w") == 12500
+    capex = 200000 / (1 - 0.19)
+    energy = 10 * 0.75 * 1.25 * 8760 * 0.08
+    opex = energy + 10 * 180 * 12 + 2 * 4500
+    pv = (1 - 1.08**-5) / 0.08
+    assert v("capex_usd") == pytest.approx(capex)
+    assert v("opex_usd_per_year") == pytest.approx(opex)
+    assert v("tco_usd") == pytest.approx(capex + opex * pv)
+    annual = capex / pv + opex
+    share = 256 / 200 * prefill / tpot
+    tokens_out = 10 * 200 * 8760 * 3600
+    assert v("usd_per_million_output_tokens") == pytest.approx(annual * (1 - share)
+                                                               / tokens_out * 1e6)
+    assert v("cloud_usd_per_year") == pytest.approx(2 * 2.0 * 8760)
+    assert v("meets_targets") is True
+    # The choice is the cheapest candidate meeting every target: TP 1 here.
+    assert sized.choice is row
+
+
+def test_a_target_nothing_meets_names_the_target_and_the_miss(tmp_path) -> None:
+    models, gpus, servers, workloads, _ = world(tmp_path, workload={"itl_s": 0.0002})
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    out = size_json([sized])["workloads"][0]
+    assert out["meets_targets"] is False
+    assert out["failing_target"] == "itl"
+    assert out["itl_seconds"] > out["itl_target_seconds"]
+
+
+def test_a_dearer_server_loses_the_choice(tmp_path) -> None:
+    models, gpus, servers, workloads, paths = world(tmp_path)
+    both = {"s": SERVER, "t": {**SERVER, "price_usd": 150000}}
+    paths["servers"].write_text(yaml.safe_dump({"servers": both}))
+    servers = load_servers(paths["servers"], gpus)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    assert sized.choice is not None and sized.choice.candidate.server == "t"
+
+
+@pytest.fixture(scope="module")
+def shipped_sizes():  # type: ignore[no-untyped-def]
+    models, gpus = load_models(), load_gpus()
+    servers = load_servers(DEFAULT_SERVERS, gpus)
+    workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
+    return models, gpus, servers, workloads, size_all(workloads, models, gpus, servers)
+
+
+def test_every_shipped_workload_is_met_with_consistent_quantities(shipped_sizes) -> None:
+    *_, results = shipped_sizes
+    for r in results:
+        c = r.choice
+        assert c.value("meets_targets"), r.workload.id
+        assert c.value("itl_seconds") <= r.workload.number("itl_s")
+        assert c.value("ttft_queued_seconds") <= r.workload.number("ttft_s")
+        assert c.value("capacity_requests_per_second") >= c.value("rate_requests_per_second")
+        assert c.value("gpus") == c.value("replicas") * c.candidate.tp
+        assert c.value("servers") * c.value("replicas_per_server") >= c.value("replicas")
+
+
+def test_raising_server_prices_never_lowers_a_tco(shipped_sizes, tmp_path) -> None:
+    models, gpus, servers, workloads, base = shipped_sizes
+    data = yaml.safe_load(DEFAULT_SERVERS.read_text())
+    for entry in data["servers"].values():
+        entry["price_usd"] *= 1.3
+    path = tmp_path / "servers.yaml"
+    path.write_text(yaml.safe_dump(data))
+    dearer = size_all(workloads, models, gpus, load_servers(path, gpus))
+    for a, b in zip(base, dearer, strict=True):
+        assert b.choice.value("tco_usd") >= a.choice.value("tco_usd")
+
+
+def test_doubling_the_rate_about_doubles_a_large_fleet(tmp_path) -> None:
+    def gpus_at(rate: float) -> int:
+        result = CliRunner().invoke(cli, [
+            "size", "--model", "llama-3.1-70b", "--rate", str(rate), "--prompt", "2000",
+            "--output", "500", "--itl", "0.05", "--ttft", "2", "--gpu", "h100-sxm", "--json"])
+        assert result.exit_code == 0, result.output
+        return int(json.loads(result.output)["workloads"][0]["gpus"])
+
+    small, large = gpus_at(200), gpus_at(400)
+    assert 1.8 <= large / small <= 2.2
+
+
+def test_size_agrees_with_calc(shipped_sizes) -> None:
+    *_, results = shipped_sizes
+    for r in results:
+        c = r.choice
+        args = ["calc", "--model", r.workload.text("model"), "--gpu", c.candidate.gpu,
+                "--weights", c.candidate.weights, "--kv", c.candidate.kv,
+                "--tp", str(c.candidate.tp), "--batch", str(c.value("batch_chosen")),
+                "--prompt", str(int(r.workload.number("prompt_tokens"))),
+                "--output", str(int(r.workload.number("output_tokens"))), "--json"]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["tpot_seconds"] == pytest.approx(
+            c.value("itl_seconds"), rel=1e-12)
+
+
+def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
+    *_, results = shipped_sizes
+    out = size_json(results)
+    keys = {"workload", "model", "prompt_tokens", "output_tokens", "meets_targets",
+            "failing_target", "choice", "replicas", "spare_replicas", "gpus", "servers", "racks",
+            "it_power_w", "facility_power_w", "capex_usd", "opex_usd_per_year", "tco_usd",
+            "usd_per_million_output_tokens", "usd_per_million_input_tokens",
+            "cloud_usd_per_year", "itl_seconds", "ttft_seconds",
+            "capacity_requests_per_second", "rate_requests_per_second", "ttft_target_seconds",
+            "itl_target_seconds", "alternatives"}
+    for w in out["workloads"]:
+        assert keys <= set(w)
+        assert set(w["choice"]) == {"gpu", "server", "weights", "kv", "tp", "batch_per_replica"}
+    for key, total in out["totals"].items():
+        assert total == pytest.approx(sum(w[key] for w in out["workloads"]))
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"model": "no-such-model"}, "unknown model id 'no-such-model'"),
+    ({"weights": ["fp9"]}, "unknown weight format 'fp9'"),
+    ({"rate_rps": 0}, "must be greater than 0"),
+    ({"rate_rps": -3}, "must not be negative"),
+    ({"itl_s": 0}, "must be greater than 0"),
+])
+def test_bad_workloads_get_located_errors(tmp_path, change, message) -> None:
+    _, _, _, _, paths = world(tmp_path)
+    data = {"workloads": {"w": {**WORKLOAD, **change}}}
+    paths["workloads"].write_text(yaml.safe_dump(data, sort_keys=False))
+    result = CliRunner().invoke(cli, ["size", "--workloads", str(paths["workloads"]),
+                                      "--servers", str(paths["servers"]), "--models",
+                                      str(paths["models"]), "--gpus", str(paths["gpus"])])
+    assert result.exit_code != 0
+    assert message in str(result.exception) + result.output
+    assert "workloads.yaml" in str(result.exception) + result.output
+
+
+def test_a_server_of_an_unknown_gpu_and_a_rack_below_one_server(tmp_path) -> None:
+    models, gpus, _, workloads, paths = world(tmp_path)
+    paths["servers"].write_text(yaml.safe_dump({"servers": {"s": {**SERVER, "gpu": "h900"}}}))
+    from planner.errors import CatalogError
+
+    with pytest.raises(CatalogError, match="unknown GPU id 'h900'"):
+        load_servers(paths["servers"], gpus)
+    paths["servers"].write_text(yaml.safe_dump({"servers": {"s": SERVER}}))
+    servers = load_servers(paths["servers"], gpus)
+    with pytest.raises(CatalogError, match="more than rack_power_kw"):
+        size_all(workloads, models, gpus, servers, {**ASSUMPTIONS, "rack_power_kw": 5.0})
