@@ -24,6 +24,7 @@ from planner.display import value_text
 from planner.expr import Value
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.grid import skip_reason
+from planner.html_budget import budget_context
 from planner.method import readable_formula
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, assumptions_used
@@ -638,6 +639,9 @@ def metadata(plan: Plan) -> list[tuple[str, str]]:
         ("Model catalog", f"{shown_path(plan.models.path)}, sha256 {plan.models.sha256}"),
         ("GPU catalog", f"{shown_path(plan.gpus.path)}, sha256 {plan.gpus.sha256}"),
         ("Grid", f"{shown_path(plan.grid.path)}, sha256 {file_sha256(plan.grid.path)}"),
+        ("Server catalog", f"{shown_path(plan.servers.path)}, sha256 {plan.servers.sha256}"),
+        ("Workload catalog",
+         f"{shown_path(plan.workloads.path)}, sha256 {plan.workloads.sha256}"),
         ("Configurations", f"{len(plan.rows):,} evaluated; skipped: {skipped}"),
         ("--set overrides", overrides or "none (all assumptions at their defaults)"),
         ("Workbook", "capacity-plan.xlsx, written by the same build: every number here is a "
@@ -681,6 +685,7 @@ def build_context(plan: Plan) -> dict[str, object]:
         "model_sources": models,
         "gpu_sources": gpus,
         "metadata": metadata(plan),
+        **budget_context(plan),
     }
 
 

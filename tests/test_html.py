@@ -233,3 +233,34 @@ def test_chromium_console_check_catches_errors(tmp_path: Path) -> None:
     bad.write_text("<!DOCTYPE html><p>x</p><script>notDefined();</script>")
     result = chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", bad.as_uri())
     assert any("CONSOLE" in line and "Uncaught" in line for line in result.stderr.splitlines())
+
+
+# --------------------------------------------------------------------------------------------
+# The budget answer comes first and shows what `planner size` computes
+# --------------------------------------------------------------------------------------------
+
+def test_budget_is_the_first_section_and_matches_size(page: str) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+    from planner.display import money
+
+    sections = re.findall(r'<section id="([a-z]+)"', page)
+    assert sections[0] == "budget"
+    out = json.loads(CliRunner().invoke(cli, ["size", "--json"]).output)
+    budget = page[page.index('<section id="budget">'):page.index('<section id="answers">')]
+    for w in out["workloads"]:
+        assert w["workload"] in budget
+        for key in ("capex_usd", "opex_usd_per_year", "tco_usd"):
+            assert html.escape(money(w[key])) in budget, (w["workload"], key)
+    assert html.escape(money(out["totals"]["tco_usd"])) in budget
+
+
+def test_old_prices_are_flagged(page: str) -> None:
+    # The DGX B200 price in catalogs/servers.yaml dates from 2025-03: more than 12 months
+    # before any build from 2026-04 on, so the page must say so beside it.
+    budget = page[page.index('<section id="budget">'):page.index('<section id="answers">')]
+    assert "as of 2025-03" in budget
+    assert "price older than 12 months" in budget
