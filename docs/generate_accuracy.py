@@ -449,14 +449,22 @@ class ThroughputRow:
         return None if self.planner is None else self.planner / self.run.published
 
 
+def kv_of(run: Run) -> str:
+    """NVIDIA's ModelOpt FP8/FP4 checkpoints (nvidia/...-FP8, -FP4) declare
+    kv_cache_quant_algo FP8 in hf_quant_config.json, so TensorRT-LLM serves them with an FP8
+    KV cache; every other run keeps the planner's default (BF16)."""
+    model_id = str(run.entry.get("model_id") or "")
+    return "fp8" if model_id.startswith("nvidia/") and run.weights in ("fp8", "nvfp4") else "bf16"
+
+
 def throughput_row(run: Run, models: Catalog, gpus: Catalog) -> ThroughputRow:
     row = ThroughputRow(run)
     mid, gid = model_id(run.model, models), gpu_id(_device(run.gpu), gpus)
     if mid is None or gid is None:
         row.reason = _missing(run.model, _device(run.gpu), models, gpus)
         return row
-    scenario = Scenario(mid, gid, run.weights, "bf16", run.tp, run.isl + run.osl, run.batch,
-                        run.isl, run.osl)
+    scenario = Scenario(mid, gid, run.weights, kv_of(run), run.tp, run.isl + run.osl,
+                        run.batch, run.isl, run.osl)
     row.settings = Settings(scenario, dict(run.overrides))
     try:
         env = predict(row.settings, models, gpus)
@@ -591,7 +599,8 @@ not compared.
   and `--set engine=…` for the engine that served it (TensorRT-LLM: `gpu_memory_utilization`
   = kv_cache_free_gpu_mem_fraction, 0.9 unless the command gives it; a source that names no
   engine, such as NVIDIA NIM, gets the planner's default, vLLM). KV cache stays at the planner
-  default (BF16). `--batch` is the run's concurrency; runs at an unbounded request rate
+  default (BF16), except NVIDIA's ModelOpt FP8/FP4 checkpoints, which declare an FP8 KV cache
+  (`kv_cache_quant_algo`). `--batch` is the run's concurrency; runs at an unbounded request rate
   (max load) use `--batch 4096`, so the planner's caps apply: `serving_batch` = min(batch,
   sequences that fit, max_num_seqs). Poisson request-rate runs use the mean concurrency by
   Little's law (output tokens/s / mean OSL × (mean TTFT + mean TPOT × (OSL − 1))). The planner's

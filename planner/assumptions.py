@@ -210,6 +210,18 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.0, maximum=10000.0, group="speed",
         ),
         Assumption(
+            "step_overhead_us_per_sequence", "Engine time per running sequence per step", "µs",
+            "auto",
+            "scheduling, sampling, detokenising and paged-attention bookkeeping cost each running "
+            "sequence time every step, so throughput saturates at large batches: vLLM's v0.6 "
+            "performance notes put CPU overhead at several ms per step at batches of hundreds "
+            "(about 20 µs a sequence); 'auto' takes the engine table's figure (20 µs for vLLM, "
+            "SGLang and TensorRT-LLM, whose published max-load runs saturate alike; 0 for "
+            "engine=none)",
+            "vLLM blog 'vLLM v0.6.0: 2.7x throughput improvement' (2024-09); docs/accuracy.md",
+            minimum=0.0, maximum=10000.0, auto=True, group="speed",
+        ),
+        Assumption(
             "allreduce_latency_us_fallback", "All-reduce latency where the catalog has none",
             "µs", 20.0,
             "small-message NCCL all-reduce across 8 GPUs takes 10-40 µs; used for GPUs without "

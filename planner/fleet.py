@@ -62,7 +62,8 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
              IF(_tp > 1, 2 * _layers * 2 * (_tp - 1) / _tp * m("hidden_size")
                 * a("activation_bytes_per_element") / q("scale_up_bytes_per_second"), 0)
-             + q("prefill_compute_seconds") / _O,
+             + q("prefill_compute_seconds") / _O
+             + q("step_seconds_per_running_sequence"),
              "all-reduce traffic per sequence + its interleaved prefill spread over its output "
              "tokens", display="seconds"),
     Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",

@@ -521,6 +521,11 @@ ROW_QUANTITIES: list[Quantity] = [
     Quantity("step_overhead_seconds", "Fixed time per engine step", "s",
              _layers * a("step_overhead_us_per_layer") / MILLION,
              "layers × step_overhead_us_per_layer", display="seconds"),
+    Quantity("step_seconds_per_running_sequence", "Engine time per running sequence", "s",
+             IF(a("step_overhead_us_per_sequence").eq("auto"), e("us_per_sequence"),
+                a("step_overhead_us_per_sequence")) / MILLION,
+             "step_overhead_us_per_sequence, or with 'auto' the engine's figure, in seconds",
+             display="seconds"),
     Quantity("serving_batch", "Sequences decoding together", "sequences",
              MAX(1, MIN(_b, q("max_sequences"), q("max_num_seqs_effective"))),
              "the concurrency, capped by the sequences that fit and the engine's max_num_seqs",
@@ -575,10 +580,12 @@ ROW_QUANTITIES: list[Quantity] = [
              "fixed step time", display="seconds"),
     Quantity("tpot_seconds", "Time per output token", "s",
              q("step_overhead_seconds")
+             + q("serving_batch") * q("step_seconds_per_running_sequence")
              + MAX(q("serving_memory_seconds"), q("serving_compute_seconds"))
              + q("decode_allreduce_seconds")
              + IF(_o > 0, q("serving_batch") / _o * q("prefill_compute_seconds"), 0),
-             "fixed step time + the larger of memory and compute + all-reduces + the prefill "
+             "fixed step time + engine time per running sequence × serving batch + the larger "
+             "of memory and compute + all-reduces + the prefill "
              "the engine interleaves (serving batch / output tokens × prefill compute per "
              "request)", spec=True, display="seconds"),
     Quantity("serving_output_tokens_per_second", "Serving output throughput", "tokens/s",

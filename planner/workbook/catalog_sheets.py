@@ -128,6 +128,7 @@ ENGINE_HEADERS = {
     "max_num_seqs_small": "Default max_num_seqs, < 70 GiB [sequences]",
     "max_num_batched_tokens_large": "Default max_num_batched_tokens, ≥ 70 GiB [tokens]",
     "max_num_batched_tokens_small": "Default max_num_batched_tokens, < 70 GiB [tokens]",
+    "us_per_sequence": "Time per running sequence per step [µs]",
 }
 
 
