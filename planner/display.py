@@ -90,6 +90,10 @@ def calc_report(env: RowEnv) -> str:
     return "\n".join(lines)
 
 
+def m_id(env: RowEnv) -> str:
+    return env.model.model.id
+
+
 def _verdict(env: RowEnv) -> str:
     s = env.scenario
     bound = env.value("decode_bound")
@@ -99,6 +103,10 @@ def _verdict(env: RowEnv) -> str:
         usable = value_text(env.value("usable_bytes_per_gpu"), ROW_BY_NAME["usable_bytes_per_gpu"])
         return (f"DOES NOT FIT: weights need {need} per GPU but only {usable} is usable; "
                 "raise --tp, use a smaller --weights format or a larger GPU.")
+    if not env.value("context_supported"):
+        limit = env.model.value("max_position_embeddings")
+        return (f"DOES NOT FIT: context {s.context:,} tokens is beyond {m_id(env)}'s limit of "
+                f"{limit:,} tokens (max_position_embeddings).")
     if not env.value("fits"):
         return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
                 f"{env.value('max_sequences')} sequences of {s.context:,} tokens fit; {speed}.")

@@ -135,8 +135,9 @@ FLEET_QUANTITIES: list[Quantity] = [
              "M/D/1 mean: D + λD²/(2(1 − λD)) with λ the peak rate per serving replica",
              display="seconds"),
     Quantity("fits_workload", "A sequence of prompt + output fits", "",
-             q("max_sequences") >= 1, "at least one sequence of prompt + output tokens fits",
-             kind="bool"),
+             AND(q("max_sequences") >= 1, q("context_supported")),
+             "at least one sequence of prompt + output tokens fits, within the model's context "
+             "limit", kind="bool"),
     Quantity("meets_itl", "Meets the ITL target", "",
              AND(q("batch_for_itl") >= 1, q("itl_seconds") <= w("itl_s")),
              "batch 1 or more meets the target and the time per output token is within it",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
+from planner.expr import AND, IF, INT, MAX, MIN, NOT, OR, Expr, Ref
 from planner.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS, GiB, MiB
 
 
@@ -413,8 +413,19 @@ ROW_QUANTITIES: list[Quantity] = [
              "per-GPU pool / KV bytes per token per GPU, whole tokens; for windowed or hybrid "
              "models, sequences that fit × context (as engines report it), so it agrees with "
              "sequences that fit", kind="int", spec=True),
-    Quantity("fits", "Fits", "", AND(q("weights_fit"), _b <= q("max_sequences")),
-             "weights fit and batch ≤ sequences that fit", kind="bool", spec=True),
+    Quantity("context_supported", "Context within the model's limit", "",
+             OR(m("max_position_embeddings") <= 0, _t <= m("max_position_embeddings")),
+             "context ≤ max_position_embeddings (true when the catalog gives no limit)",
+             kind="bool"),
+    Quantity("fits", "Fits", "",
+             AND(q("weights_fit"), q("context_supported"), _b <= q("max_sequences")),
+             "weights fit, the model supports the context, and batch ≤ sequences that fit",
+             kind="bool", spec=True),
+    Quantity("fit_reason", "Why it does not fit", "",
+             IF(NOT(q("weights_fit")), "weights do not fit",
+                IF(NOT(q("context_supported")), "context beyond the model's limit",
+                   IF(_b > q("max_sequences"), "KV cache too small for the batch", "fits"))),
+             "the first reason a configuration does not fit, or 'fits'", kind="text"),
     Quantity("crossover_tokens", "KV = weights at", "tokens",
              q("weight_bytes") / q("kv_bytes_per_token"),
              "live tokens at which the KV cache weighs as much as the weights", spec=True),
@@ -504,10 +515,13 @@ ROW_QUANTITIES: list[Quantity] = [
                                       * q("bandwidth_efficiency_used"))),
              "prefill FLOPs / replica FLOP/s, never below one read of the weights",
              spec=True, display="seconds"),
-    Quantity("cost_per_million_tokens", "Cost per million tokens", "USD",
-             g("price_per_hour_usd") * _tp / SECONDS_PER_HOUR / q("decode_tokens_per_second")
-             * MILLION,
-             "GPU-hour price × TP / 3600 / decode tokens/s × 10^6 (rented, fully busy)",
+    Quantity("cost_per_million_tokens", "Cost per million output tokens (rented, fully busy)",
+             "USD",
+             IF(q("fits"), g("price_per_hour_usd") * _tp / SECONDS_PER_HOUR
+                / q("decode_tokens_per_second") * MILLION, "does not fit"),
+             "GPU-hour price × TP / 3600 / decode tokens/s × 10^6: rented GPUs busy all the "
+             "time, output tokens only (prompt tokens cost nothing here; `planner size` gives "
+             "owned costs per input and output token); 'does not fit' when it cannot run",
              spec=True, display="usd"),
     # -- serving: what an engine achieves, per-step and communication costs included ----------
     Quantity("scale_up_bytes_per_second", "Scale-up bandwidth per GPU", "B/s",

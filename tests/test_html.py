@@ -163,8 +163,8 @@ def test_templates_are_strict_and_free_of_arithmetic() -> None:
 
 def test_readable_formula() -> None:
     formula = readable_formula(ROW_BY_NAME["cost_per_million_tokens"].expr)
-    assert formula == ("(((gpu.price_per_hour_usd × tp) / 3600) / decode_tokens_per_second)"
-                       " × 10^6")
+    assert formula == ('IF(fits, (((gpu.price_per_hour_usd × tp) / 3600) / '
+                       'decode_tokens_per_second) × 10^6, "does not fit")')
     assert '"engine"' in readable_formula(ROW_BY_NAME["gpu_memory_bytes"].expr)
 
 

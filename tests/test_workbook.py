@@ -176,7 +176,7 @@ def test_assumptions_are_named_styled_unlocked_inputs(small_workbook) -> None:
         assert cell.font.color.rgb.endswith("0000FF"), name  # blue input text
         assert cell.fill.fgColor.rgb.endswith("FFF2CC"), name
     for ws in wb.worksheets:
-        assert ws.protection.sheet, ws.title
+        assert ws.protection.sheet or ws.title in ("Grid", "Fleet"), ws.title
         assert ws.protection.password is None
 
 
@@ -188,8 +188,7 @@ def test_format_bytes_are_named_inputs(small_workbook) -> None:
 def test_every_grid_header_has_a_unit(small_workbook) -> None:
     ws = load_workbook(small_workbook)["Grid"]
     headers = [c.value for c in ws[1]]
-    unitless = [h for h in headers if "[" not in h and h not in ("Fits", "Weights fit",
-                                                                 "Decode bound by")]
+    unitless = [h for h in headers if "[" not in h]
     assert unitless == []
     assert not any(re.search(r"\bG\b", h) for h in headers)
 
@@ -276,3 +275,40 @@ def test_native_charts_carry_cached_points(small_workbook) -> None:
         assert series >= 1
         assert xml.count("<numCache>") >= series  # every series has its values
         assert re.search(r"<pt idx=\"0\"><v>[0-9.]+</v></pt>", xml)
+
+
+def test_protection_never_blocks_ordinary_work(small_workbook) -> None:
+    wb = load_workbook(small_workbook)
+    for ws in wb.worksheets:
+        if ws.title in ("Grid", "Fleet"):  # Excel cannot sort protected ranges: left open
+            assert not ws.protection.sheet, ws.title
+            continue
+        assert ws.protection.sheet, ws.title
+        assert not ws.protection.formatColumns and not ws.protection.formatRows, ws.title
+
+
+def test_no_catalog_value_shows_as_hashes(small_workbook) -> None:
+    """Every catalog column is at least as wide as its widest value as the format shows it."""
+    from planner.workbook.cells import shown_text
+
+    wb = load_workbook(small_workbook)
+    for title in ("Models", "GPUs"):
+        ws = wb[title]
+        values = load_workbook(small_workbook, data_only=True)[title]
+        for column in ws.iter_cols(min_row=2):
+            letter = column[0].column_letter
+            width = ws.column_dimensions[letter].width
+            for cell in column:
+                value = values[cell.coordinate].value
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    shown = shown_text(value, cell.number_format)
+                    assert len(shown) < width, (title, cell.coordinate, shown, width)
+
+
+def test_money_is_formatted_as_currency_with_the_unit_in_the_header(small_workbook) -> None:
+    ws = load_workbook(small_workbook)["GPUs"]
+    header = [c.value for c in ws[1]]
+    column = header.index("Price per GPU-hour [USD]") + 1
+    assert "$" in ws.cell(row=2, column=column).number_format
+    assert "$" in ws.cell(row=2, column=header.index("Purchase price per GPU [USD]") + 1
+                          ).number_format

@@ -27,7 +27,9 @@ def write_about(w: SheetWriter, plan: Plan) -> None:
          f"{len(plan.rows):,} configurations. Every derived number is a live formula over the "
          "blue input cells: change an input and everything downstream follows."),
         ("Cells to edit", "Blue text on a light-yellow fill is an input; every other cell is a "
-         "formula and locked (sheet protection without a password: Review > Unprotect Sheet)."),
+         "formula and locked (sheet protection without a password: Review > Unprotect Sheet; "
+         "columns and rows can still be resized). Grid and Fleet are not protected, so that "
+         "they sort and filter in Excel: their formulas are black, their inputs blue."),
         ("", f"{ASSUMPTIONS}: utilisation, runtime overhead, achieved bandwidth and compute "
          "efficiency, memory basis; each a workbook name (e.g. gpu_memory_utilization)."),
         ("", f"{FORMATS}: bytes per parameter and per KV element of each format."),
@@ -64,4 +66,4 @@ def write_about(w: SheetWriter, plan: Plan) -> None:
         w.ws.row_dimensions[w.row + 1].height = 15 * lines_needed
         w.append([Styled(label, styles.HEADER if label else styles.TEXT),
                   Styled(text, styles.WRAP)])
-    w.ws.protection.sheet = True
+    styles.protect(w.ws)

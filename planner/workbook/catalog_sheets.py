@@ -16,7 +16,7 @@ from planner.formats import COMPUTE_PRECISIONS, KV_FORMATS, WEIGHT_FORMATS
 from planner.plan import Plan
 from planner.quantities import MODEL_BY_NAME
 from planner.workbook import styles
-from planner.workbook.cells import Formula, Input, SheetWriter, Styled
+from planner.workbook.cells import Formula, Input, SheetWriter, Styled, fitted_widths
 from planner.workbook.layout import (
     ASSUMPTIONS as ASSUMPTIONS_SHEET,
 )
@@ -49,6 +49,11 @@ FIELD_UNITS = {
     "fp8_tflops": "TFLOP/s", "fp4_tflops": "TFLOP/s", "gpus_per_node": "GPUs", "tdp_w": "W",
     "price_per_hour_usd": "USD per GPU-hour", "price_usd": "USD per GPU",
 }
+
+
+MONEY_FORMATS = {"price_per_hour_usd": '"$"#,##0.00', "price_usd": '"$"#,##0'}
+GPU_HEADERS = {"price_per_hour_usd": "Price per GPU-hour [USD]",
+               "price_usd": "Purchase price per GPU [USD]"}
 
 
 def _unit(field: str) -> str:
@@ -92,9 +97,7 @@ def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
             name(a.name, absolute_cell(ASSUMPTIONS_SHEET, "B", row))
             _assumption_validation(w, a, row)
     write_engine_table(w, name)
-    w.ws.protection.sheet = True
-    w.ws.protection.formatColumns = False
-    w.ws.protection.formatRows = False
+    styles.protect(w.ws)
 
 
 def _assumption_validation(w: SheetWriter, a: Assumption, row: int) -> None:
@@ -189,7 +192,7 @@ def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
         name(k.setting, absolute_cell(FORMATS, "B", row))
     name("kv_format_id", absolute_range(FORMATS, "A", first, w.row))
     name("kv_bytes_per_element", absolute_range(FORMATS, "B", first, w.row))
-    w.ws.protection.sheet = True
+    styles.protect(w.ws)
 
 
 def _input_or_blank(entry: Entry, field: str) -> Input | None:
@@ -199,9 +202,6 @@ def _input_or_blank(entry: Entry, field: str) -> Input | None:
 
 
 def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([22, 26] + [13] * (len(MODEL_COLUMNS) - 4) + [60, 60])
-    styles.print_setup(w.ws)  # before the first row
-    w.ws.freeze_panes = "C2"
     header = []
     for col in MODEL_COLUMNS:
         if col in MODEL_BY_NAME:
@@ -212,9 +212,8 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
                           else col)
         else:
             header.append(col)
-    w.append([Styled(h, styles.HEADER) for h in header])
-    for entry in plan.models.entries.values():
-        row = w.row + 1
+    rows = []
+    for row, entry in enumerate(plan.models.entries.values(), start=CATALOG_FIRST_ROW):
         env = plan.model_envs.get(entry.id) or ModelEnv(entry, plan.assumptions)
         renderer = ModelsRowRenderer(row)
         cells: list = [Styled(entry.id), Styled(entry.name)]
@@ -227,6 +226,13 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
             fmt = styles.number_format("plain", qty.kind, qty.unit)
             cells.append(Formula(qty.expr.formula(renderer), env.value(qty.name), fmt))
         cells += [Styled(entry.source), Styled(entry.text("notes"))]
+        rows.append(cells)
+    w.widths(fitted_widths(header, rows))  # widths and print setup precede the first row
+    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
+    w.ws.print_title_cols = "A:B"
+    w.ws.freeze_panes = "C2"
+    w.append([Styled(h, styles.HEADER) for h in header])
+    for cells in rows:
         w.append(cells)
     first, last = CATALOG_FIRST_ROW, w.row
     for i, col in enumerate(MODEL_COLUMNS):
@@ -235,35 +241,42 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
         from openpyxl.utils import get_column_letter
 
         name(model_name(col), absolute_range(MODELS, get_column_letter(i + 1), first, last))
-    w.ws.protection.sheet = True
+    styles.protect(w.ws)
 
 
 def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
     from openpyxl.utils import get_column_letter
 
-    w.widths([16, 30, 10] + [13] * (len(GPU_COLUMNS) - 7) + [12, 50, 60, 60])
-    styles.print_setup(w.ws)  # before the first row
-    w.ws.freeze_panes = "C2"
-    w.append([Styled(f"{c} [{_unit(c)}]" if GPU_FIELDS.get(c) and GPU_FIELDS[c].kind in (
-        "int", "number") else c, styles.HEADER) for c in GPU_COLUMNS])
+    header = [GPU_HEADERS.get(c) or (f"{c} [{_unit(c)}]" if GPU_FIELDS.get(c) and GPU_FIELDS[
+        c].kind in ("int", "number") else c) for c in GPU_COLUMNS]
+    rows = []
     for entry in plan.gpus.entries.values():
         cells: list = []
         for col in GPU_COLUMNS:
             spec = GPU_FIELDS.get(col)
             if col == "id":
                 cells.append(Styled(entry.id))
+            elif col in MONEY_FORMATS:
+                cells.append(Input(entry.values.get(col), MONEY_FORMATS[col]))
             elif spec is not None and spec.kind in ("int", "number"):
                 cells.append(_input_or_blank(entry, col))
             elif col == "price_date":
                 cells.append(Input(entry.text(col)))
             else:
                 cells.append(Styled(entry.text(col, entry.id if col == "name" else "")))
+        rows.append(cells)
+    w.widths(fitted_widths(header, rows))  # widths and print setup precede the first row
+    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
+    w.ws.print_title_cols = "A:B"
+    w.ws.freeze_panes = "C2"
+    w.append([Styled(h, styles.HEADER) for h in header])
+    for cells in rows:
         w.append(cells)
     for i, col in enumerate(GPU_COLUMNS):
         if col == "id" or (GPU_FIELDS.get(col) and GPU_FIELDS[col].kind in ("int", "number")):
             name(gpu_name(col), absolute_range(GPUS, get_column_letter(i + 1),
                                                CATALOG_FIRST_ROW, w.row))
-    w.ws.protection.sheet = True
+    styles.protect(w.ws)
 
 
 def define(wb) -> Namer:  # type: ignore[no-untyped-def]

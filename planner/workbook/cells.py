@@ -120,3 +120,41 @@ class SheetWriter:
         """Column widths; must come before the first row (write-only worksheets)."""
         for i, w in enumerate(widths, start=1):
             self.ws.column_dimensions[get_column_letter(i)].width = w
+
+
+def shown_text(value: object, number_format: str = "General") -> str:
+    """About what a spreadsheet shows for a value under a number format, to size columns."""
+    if isinstance(value, bool):
+        return "FALSE" if not value else "TRUE"
+    if isinstance(value, int | float):
+        decimals = number_format.split(".")[1].count("0") if "." in number_format else 0
+        grouped = "," in number_format.split(".")[0]
+        if number_format.endswith(',,," GB"'):
+            value, suffix = value / 1e9, " GB"
+        else:
+            suffix = ""
+        prefix = "$" if "$" in number_format else ""
+        if number_format == "General":
+            return f"{value:.10g}"
+        return f"{prefix}{value:{',' if grouped else ''}.{decimals}f}{suffix}"
+    return "" if value is None else str(value)
+
+
+def cell_text(cell: Cell) -> str:
+    if isinstance(cell, Formula):
+        return shown_text(cell.cached, cell.number_format)
+    if isinstance(cell, Input | Styled):
+        return shown_text(cell.value, cell.number_format)
+    return shown_text(cell)
+
+
+def fitted_widths(header: Sequence[str], rows: Sequence[Sequence[Cell]], minimum: float = 8,
+                  maximum: float = 60, header_words: bool = True) -> list[float]:
+    """Column widths that show every value without '###': the widest shown value (or the
+    longest header word, since headers wrap) plus a margin, within [minimum, maximum]."""
+    out = []
+    for i, head in enumerate(header):
+        longest = max((len(cell_text(r[i])) for r in rows if i < len(r)), default=0)
+        words = max((len(w) for w in head.split()), default=0) if header_words else len(head)
+        out.append(float(min(maximum, max(minimum, longest + 2, words + 2))))
+    return out

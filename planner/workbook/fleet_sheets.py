@@ -110,7 +110,7 @@ def _header(name: str) -> str:
     q = QUANTITY_BY_NAME[name]
     if q.display == "usd" or q.unit == "USD":
         return f"{q.label} [USD]"
-    return styles.header_text(q.label, q.unit, q.display)
+    return styles.header_text(q.label, q.unit, q.display, q.kind)
 
 
 def _entry_cell(entry: Entry, field: str) -> Cell:
@@ -138,7 +138,7 @@ def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
             continue
         name(workload_name(col), absolute_range(WORKLOADS, get_column_letter(i),
                                                 CATALOG_FIRST_ROW, w.row))
-    _unprotected_formatting(w)
+    styles.protect(w.ws)
 
 
 def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
@@ -158,15 +158,7 @@ def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
             continue
         name(server_name(col), absolute_range(SERVERS, get_column_letter(i),
                                               CATALOG_FIRST_ROW, w.row))
-    _unprotected_formatting(w)
-
-
-def _unprotected_formatting(w: SheetWriter) -> None:
-    w.ws.protection.sheet = True
-    w.ws.protection.formatColumns = False
-    w.ws.protection.formatRows = False
-    w.ws.protection.autoFilter = False
-    w.ws.protection.sort = False
+    styles.protect(w.ws)
 
 
 def _positions(plan: Plan) -> dict[str, dict[str, int]]:
@@ -214,7 +206,8 @@ class FleetBlock:
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
     w.widths([24, 18, 16, 12, 10, 10, 8, 10, 12, 10, 12] + [9.0] * len(FLEET_LOOKUPS)
              + [16.0] * (len(ROW_QUANTITIES) + len(FLEET_QUANTITIES)))
-    styles.print_setup(w.ws, title_rows="1:1")
+    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
+    w.ws.print_title_cols = "A:B"
     w.ws.freeze_panes = "C2"
     head = ["Workload [id]", "Server [id]", *(CONFIG_HEADERS[c] for c in SCENARIO_FIELDS),
             *(LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
@@ -229,7 +222,7 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
             w.append(fleet_row_cells(env, w.row + 1, positions))
         blocks[sized.workload.id] = FleetBlock(first, w.row)
     w.ws.auto_filter.ref = f"A1:{FLEET_COL[FLEET_COLUMNS[-1]]}{max(w.row, 2)}"
-    _unprotected_formatting(w)
+    # Not protected, like the Grid, so that it can be sorted and filtered in Excel.
     return blocks
 
 
@@ -297,9 +290,7 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
         name(total, absolute_cell(BUDGET, "B", row))
     if plan.sized:
         _cost_chart(w, plan, header_row, first, last)
-    w.ws.protection.sheet = True
-    w.ws.protection.formatColumns = False
-    w.ws.protection.formatRows = False
+    styles.protect(w.ws)
 
 
 def _cost_chart(w: SheetWriter, plan: Plan, header_row: int, first: int, last: int) -> None:

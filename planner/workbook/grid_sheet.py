@@ -45,7 +45,7 @@ LOOKUP_TEMPLATES = {k: "=" + _TEMPLATE.lookup(k) for k in LOOKUPS}
 
 def headers() -> list[Styled]:
     out = [CONFIG_HEADERS[c] for c in CONFIG_COLUMNS] + [LOOKUP_HEADERS[k] for k in LOOKUPS]
-    out += [styles.header_text(q.label, q.unit, q.display) for q in ROW_QUANTITIES]
+    out += [styles.header_text(q.label, q.unit, q.display, q.kind) for q in ROW_QUANTITIES]
     return [Styled(h, styles.HEADER) for h in out]
 
 
@@ -88,7 +88,8 @@ def write_grid(w: SheetWriter, plan: Plan,
                progress: Callable[[str, int, int], None] | None = None) -> None:
     ws = w.ws
     w.widths(_widths())
-    styles.print_setup(ws, title_rows="1:1")  # before the first row
+    styles.print_setup(ws, title_rows="1:1", fit_width=False)  # before the first row
+    ws.print_title_cols = "A:B"
     ws.freeze_panes = "C2"
     w.append(headers())
     positions = lookup_positions(plan)
@@ -102,10 +103,8 @@ def write_grid(w: SheetWriter, plan: Plan,
     ws.auto_filter.ref = f"A1:{last_col}{last_row}"
     _grid_conditional_formats(ws, last_col, last_row)
     _config_validation(ws, last_row)
-    ws.protection.sheet = True
-    ws.protection.autoFilter = False  # filtering and sorting stay allowed
-    ws.protection.sort = False
-    ws.protection.formatColumns = False
+    # Not protected: Excel refuses to sort a protected range that holds locked cells, and
+    # sorting and filtering the Grid is what it is for. Inputs are blue, formulas black.
 
 
 def _grid_conditional_formats(ws, last_col: str, last_row: int) -> None:  # type: ignore[no-untyped-def]

@@ -31,4 +31,4 @@ def write_method(w: SheetWriter) -> None:
         w.append([Styled(q.name), Styled(q.label), Styled(q.unit or "-"), Styled(column),
                   Styled(q.description, styles.WRAP), Styled(formula, styles.WRAP),
                   Styled(rests_on, styles.WRAP)])
-    w.ws.protection.sheet = True
+    styles.protect(w.ws)

@@ -45,7 +45,11 @@ def number_format(display: str, kind: str, unit: str) -> str:
     return NUMBER_FORMATS.get(display, NUMBER_FORMATS["plain"])
 
 
-def header_text(label: str, unit: str, display: str = "plain") -> str:
+def header_text(label: str, unit: str, display: str = "plain", kind: str = "number") -> str:
+    if not unit and kind == "bool":
+        unit = "TRUE/FALSE"
+    elif not unit and kind == "text":
+        unit = "text"
     if display == "bytes":
         return f"{label} [bytes, shown in GB]"
     return f"{label} [{unit}]" if unit else label
@@ -76,12 +80,24 @@ def register(wb: Workbook) -> None:
         wb.add_named_style(style)
 
 
-def print_setup(ws, landscape: bool = True, title_rows: str | None = None) -> None:  # type: ignore[no-untyped-def]
-    """Fit the sheet's width to the page so it prints (and previews as PDF) readably."""
+def print_setup(ws, landscape: bool = True, title_rows: str | None = None,  # type: ignore[no-untyped-def]
+                fit_width: bool = True) -> None:
+    """Fit the sheet's width to the page so it prints (and previews as PDF) readably; wide
+    tables (fit_width=False) print at full size across pages, their titles repeated."""
     ws.page_setup.orientation = "landscape" if landscape else "portrait"
     ws.page_setup.paperSize = "9"  # A4
-    ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    if fit_width:
+        ws.page_setup.fitToWidth = 1
+        ws.page_setup.fitToHeight = 0
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
     if title_rows:
         ws.print_title_rows = title_rows
+
+
+def protect(ws) -> None:  # type: ignore[no-untyped-def]
+    """Lock formulas against accidental typing, never against ordinary work: columns and rows
+    can be resized and cells formatted (protection without a password)."""
+    ws.protection.sheet = True
+    ws.protection.formatColumns = False
+    ws.protection.formatRows = False
+    ws.protection.formatCells = False

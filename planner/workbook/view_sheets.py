@@ -126,7 +126,7 @@ def write_view_data(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
         row = lay.block_c(g)
         cfg = config(env, Input(lay.gpus[g]), selected("context"), selected("batch"))
         w.append(row_cells(env, row, cfg, positions))
-    w.ws.protection.sheet = True
+    styles.protect(w.ws)
 
 
 def write_capacity(w: SheetWriter, plan: Plan, envs: dict[str, dict], name: Namer) -> None:
@@ -195,7 +195,7 @@ def write_capacity(w: SheetWriter, plan: Plan, envs: dict[str, dict], name: Name
             ws.conditional_formatting.add(area, FormulaRule(
                 formula=[f"NOT(D{fits_first})"], fill=bad,
                 font=Font(color="9C0006", strike=True)))
-    ws.protection.sheet = True
+    styles.protect(ws)
 
 
 def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
@@ -282,4 +282,4 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
                 [[envs["c"][g].value("cost_per_million_tokens") for g in range(n_gpu)]])
     chart3.width, chart3.height = 18, 9
     ws.add_chart(chart3, "H41")
-    ws.protection.sheet = True
+    styles.protect(ws)
