@@ -341,6 +341,9 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str
                 f"--set {item}: expected NAME=VALUE, e.g. gpu_memory_utilization=0.85")
         name, _, text = item.partition("=")
         name = name.strip()
+        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, checked when applied
+            out[name] = text.strip()
+            continue
         if name in ASSUMPTIONS:
             out[name] = ASSUMPTIONS[name].parse(text)
             continue
@@ -357,7 +360,8 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str
             continue
         raise ArgumentError(
             f"--set {name}: unknown assumption{_suggest(name, known)}; "
-            f"known: {', '.join(ASSUMPTIONS)}, bytes_per_param_FORMAT, bytes_per_kv_element_FORMAT"
+            f"known: {', '.join(ASSUMPTIONS)}, bytes_per_param_FORMAT, bytes_per_kv_element_FORMAT, "
+            "or a catalog field as SECTION.ID.FIELD (e.g. gpus.mi300x.price_per_hour_usd=2.40)"
         )
     return out
 

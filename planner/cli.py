@@ -41,9 +41,10 @@ servers_option = click.option(
     show_default="shipped catalogs/servers.yaml", help="Server catalog (YAML).")
 set_option = click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE",
-    help="Change an assumption, e.g. gpu_memory_utilization=0.85 or engine=sglang (repeatable). "
-         "`planner list assumptions` shows every name, unit and default; formats' sizes are "
-         "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT.")
+    help="Change an assumption, e.g. gpu_memory_utilization=0.85 or engine=sglang, or one "
+         "catalog field as SECTION.ID.FIELD, e.g. gpus.mi300x.price_per_hour_usd=2.40 "
+         "(repeatable). `planner list assumptions` shows every name, unit and default; formats' "
+         "sizes are bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT.")
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -103,7 +104,11 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
         context = prompt + output if output > 0 else Scenario.context
     scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt,
                         output)
-    env = evaluate(scenario, load_models(models_path), load_gpus(gpus_path), assumptions)
+    from planner.overrides import apply
+
+    models = apply(load_models(models_path), "models", assumptions)
+    gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
+    env = evaluate(scenario, models, gpus, assumptions)
     if as_json:
         click.echo(json.dumps(to_json(env), indent=2))
         return
@@ -199,14 +204,18 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     from planner.sizing import size_all, size_json
     from planner.workloads import adhoc_workloads
 
+    from planner.overrides import apply
+
     assumptions = parse_overrides(overrides)
-    models, gpus = load_models(models_path), load_gpus(gpus_path)
-    servers = load_servers(servers_path, gpus)
+    models = apply(load_models(models_path), "models", assumptions)
+    gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
+    servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
     if model is not None or rate is not None:
         workloads = adhoc_workloads(model, rate, prompt, output, ttft, itl, weights, gpu_ids,
                                     spares, models, gpus)
     else:
-        workloads = load_workloads(workloads_path, models, gpus)
+        workloads = apply(load_workloads(workloads_path, models, gpus), "workloads",
+                          assumptions)
     results = size_all(workloads, models, gpus, servers, assumptions, names)
     if as_json:
         click.echo(json.dumps(size_json(results), indent=2))

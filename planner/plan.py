@@ -62,10 +62,15 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                progress: Progress | None = None, header_rows: int = 1,
                workloads_path: Path | str = DEFAULT_WORKLOADS,
                servers_path: Path | str = DEFAULT_SERVERS) -> Plan:
-    models, gpus = load_models(models_path), load_gpus(gpus_path)
+    from planner.overrides import apply
+
+    extra = overrides or {}
+    models = apply(load_models(models_path), "models", extra)
+    gpus = apply(load_gpus(gpus_path), "gpus", extra)
     shipped = Path(servers_path) == DEFAULT_SERVERS and Path(workloads_path) == DEFAULT_WORKLOADS
-    servers = load_servers(servers_path, gpus, strict=not shipped)
-    workloads = load_workloads(workloads_path, models, gpus, strict=not shipped)
+    servers = apply(load_servers(servers_path, gpus, strict=not shipped), "servers", extra)
+    workloads = apply(load_workloads(workloads_path, models, gpus, strict=not shipped),
+                      "workloads", extra)
     grid = load_grid(grid_path, models, gpus)
     limit = EXCEL_MAX_ROWS - header_rows
     if grid.size() > limit:
