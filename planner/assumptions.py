@@ -360,8 +360,9 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str
             continue
         raise ArgumentError(
             f"--set {name}: unknown assumption{_suggest(name, known)}; "
-            f"known: {', '.join(ASSUMPTIONS)}, bytes_per_param_FORMAT, bytes_per_kv_element_FORMAT, "
-            "or a catalog field as SECTION.ID.FIELD (e.g. gpus.mi300x.price_per_hour_usd=2.40)"
+            f"known: {', '.join(ASSUMPTIONS)}, bytes_per_param_FORMAT, "
+            "bytes_per_kv_element_FORMAT, or a catalog field as SECTION.ID.FIELD (e.g. "
+            "gpus.mi300x.price_per_hour_usd=2.40)"
         )
     return out
 
@@ -370,3 +371,53 @@ def resolve(overrides: Mapping[str, float | str] | None = None) -> dict[str, flo
     values = defaults()
     values.update(overrides or {})
     return values
+
+
+def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
+    """``assumptions: {name: value, ...}`` from a YAML file: the file form of ``--set``, checked
+    the same way; a wrong name or value is located with the file and line."""
+    from pathlib import Path
+
+    from planner.errors import CatalogError, Location
+    from planner.yamlsource import load_yaml
+
+    path = Path(path)
+    root = load_yaml(path, "an assumptions file with a top-level 'assumptions:' mapping")
+    top = root.value if isinstance(root.value, dict) else None
+    if top is None or "assumptions" not in top:
+        keys = f"found top-level keys {list(top)}" if top else \
+            f"found {type(root.value).__name__}"
+        raise CatalogError(Location(path, root.line), "expected a top-level 'assumptions:' "
+                           f"mapping; {keys}",
+                           "write 'assumptions:' and below it one 'name: value' per line, e.g. "
+                           "'  gpu_memory_utilization: 0.85'")
+    for key, node in top.items():
+        if key != "assumptions":
+            raise CatalogError(Location(path, node.line, field=key), "unknown top-level key",
+                               "the file holds one 'assumptions:' mapping")
+    body = top["assumptions"]
+    if body.value is None:
+        return {}
+    if not isinstance(body.value, dict):
+        raise CatalogError(Location(path, body.line, field="assumptions"),
+                           f"must map names to values, got {body.value!r}",
+                           "e.g. 'assumptions:\\n  pue: 1.4'")
+    known = list(defaults())
+    out: dict[str, float | str] = {}
+    for name, node in body.value.items():
+        loc = Location(path, node.line, entry="assumptions", field=name)
+        if name not in known:
+            raise CatalogError(loc, f"unknown assumption{_suggest(name, known)}",
+                               "`planner list assumptions` shows every name; formats' sizes are "
+                               "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT")
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise CatalogError(loc, f"must be a number or a word, got {value!r}",
+                               "e.g. 0.85, auto or vllm (no quotes needed)")
+        text = value if isinstance(value, str) else repr(value)
+        try:
+            out.update(parse_overrides([f"{name}={text}"]))
+        except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
+            problem = str(exc).split(": ", 1)[-1]
+            raise CatalogError(loc, problem) from None
+    return out

@@ -201,10 +201,9 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     """
     from planner.catalog import load_servers, load_workloads
     from planner.display import size_report
+    from planner.overrides import apply
     from planner.sizing import size_all, size_json
     from planner.workloads import adhoc_workloads
-
-    from planner.overrides import apply
 
     assumptions = parse_overrides(overrides)
     models = apply(load_models(models_path), "models", assumptions)

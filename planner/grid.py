@@ -209,3 +209,28 @@ def expand(grid: Grid, models: Catalog, gpus: Catalog) -> Iterator[Scenario]:
             grid.skipped[reason] += 1
             continue
         yield Scenario(model_id, gpu_id, weights, kv, tp, context, batch, prompt, output)
+
+
+def grid_for(path: Path | str, models: Catalog, gpus: Catalog, own_catalogs: bool) -> Grid:
+    """The grid to expand. The shipped grid names shipped ids; beside a user's own catalogs
+    (and no --grid of theirs) its axes are kept but every model and GPU of the catalogs given
+    is taken, and the featured configuration is one that exists in them."""
+    path = Path(path)
+    if not own_catalogs or path != DEFAULT_GRID:
+        return load_grid(path, models, gpus)
+    shipped = load_yaml(path, "the shipped grid").value["grid"].value
+    axes: dict[str, list] = {"models": list(models.entries), "gpus": list(gpus.entries)}
+    for axis in AXES[2:]:
+        node = shipped.get(axis)
+        axes[axis] = [n.value for n in node.value] if node is not None else (
+            [2048] if axis == "prompt" else [512])
+    model, gpu = axes["models"][0], axes["gpus"][0]
+    tps = [tp for tp in sorted(set(axes["tp"]) | {1}) if skip_reason(models, gpus, model, gpu,
+                                                                      tp) is None]
+    view = _view({
+        "model": model, "gpu": gpu, "weights": axes["weights"][0], "kv": axes["kv"][0],
+        "tp": max(tps or [1]), "batch": max(axes["batch"]), "prompt": axes["prompt"][0],
+        "context": axes["context"][0],
+        "contexts": sorted(set(axes["context"]) | {4096, 8192, 32768, 131072}),
+        "concurrency": [1, 4, 16, 64, 256]})
+    return Grid(path, axes, view)

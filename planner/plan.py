@@ -14,6 +14,8 @@ from planner import __version__
 from planner.assumptions import resolve
 from planner.calc import EvaluatedRow, ModelEnv, RowEnv, Scenario, check_scenario
 from planner.catalog import (
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
     DEFAULT_SERVERS,
     DEFAULT_WORKLOADS,
     Catalog,
@@ -23,7 +25,7 @@ from planner.catalog import (
     load_workloads,
 )
 from planner.errors import GridTooLargeError
-from planner.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, expand, load_grid
+from planner.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, expand, grid_for
 from planner.sizing import Sized, size_all
 
 Progress = Callable[[str, int, int], None]
@@ -71,7 +73,8 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
     servers = apply(load_servers(servers_path, gpus, strict=not shipped), "servers", extra)
     workloads = apply(load_workloads(workloads_path, models, gpus, strict=not shipped),
                       "workloads", extra)
-    grid = load_grid(grid_path, models, gpus)
+    own = Path(models_path) != DEFAULT_MODELS or Path(gpus_path) != DEFAULT_GPUS
+    grid = grid_for(grid_path, models, gpus, own)
     limit = EXCEL_MAX_ROWS - header_rows
     if grid.size() > limit:
         valid = count_valid(grid, models, gpus)

@@ -264,3 +264,16 @@ def test_old_prices_are_flagged(page: str) -> None:
     budget = page[page.index('<section id="budget">'):page.index('<section id="answers">')]
     assert "as of 2025-03" in budget
     assert "price older than 12 months" in budget
+
+
+def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
+    """An L40S-only GPU catalog: the shipped grid's GPUs are replaced by the catalog's, and the
+    featured configuration (TP 1: an L40S has no NVLink) exists, so no section is empty."""
+    catalog = yaml.safe_load(DEFAULT_GPUS.read_text())
+    gpus = tmp_path / "gpus.yaml"
+    gpus.write_text(yaml.safe_dump({"gpus": {"l40s": catalog["gpus"]["l40s"]}}))
+    result = run_build(DEFAULT_MODELS, gpus, DEFAULT_GRID, tmp_path / "out", {}, None)
+    assert result["rows"] > 0
+    page = (tmp_path / "out" / HTML_NAME).read_text(encoding="utf-8")
+    assert "no data" not in page.lower()
+    assert page.count("<svg") >= 5
