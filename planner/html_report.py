@@ -105,6 +105,19 @@ def fitting(rows: Iterable[Evaluated]) -> list[Evaluated]:
             and math.isfinite(number(env, "cost_per_million_tokens"))]
 
 
+# The precision policy of the answers: full-quality formats. Quantized formats below 8 bits
+# trade accuracy for memory, so they are shown as a labelled alternative, never the answer.
+ANSWER_WEIGHTS = ("bf16", "fp16", "fp8")
+
+
+def in_policy(rows: Iterable[Evaluated]) -> list[Evaluated]:
+    return [e for e in rows if e.scenario.weights in ANSWER_WEIGHTS]
+
+
+def out_of_policy(rows: Iterable[Evaluated]) -> list[Evaluated]:
+    return [e for e in rows if e.scenario.weights not in ANSWER_WEIGHTS]
+
+
 def cheapest(rows: Iterable[Evaluated]) -> Evaluated | None:
     """The fitting row with the lowest cost per million tokens (fewest GPUs on a tie)."""
     candidates = fitting(rows)
@@ -151,7 +164,8 @@ def reference_row(plan: Plan, model: str) -> Reference | None:
     others = sorted((c for c in plan.grid.axes["context"] if c != ref), reverse=True)
     for context in [ref, *others]:
         for b in sorted(plan.grid.axes["batch"], reverse=True):
-            best = cheapest(rows_where(plan, model, batch=b, context=context))
+            rows = rows_where(plan, model, batch=b, context=context)
+            best = cheapest(in_policy(rows) or rows)
             if best is not None:
                 why = f"cheapest that fits {b} sequences of {tokens_label(context)} tokens"
                 if (b, context) != (batch, ref):
@@ -190,6 +204,7 @@ class Answer:
     cost: str
     fitting: str  # "12 of 30 configurations fit"
     nothing_fits: str  # explanation when nothing fits, else ""
+    alternative: str = ""  # a cheaper quantized option outside the precision policy
 
 
 @dataclass(frozen=True)
@@ -210,20 +225,31 @@ def _nothing_fits(plan: Plan, rows: list[Evaluated], batch: int, context: int) -
             f"{config_text(plan, most.scenario)}.")
 
 
+def _alternative(plan: Plan, best: Evaluated | None, rows: list[Evaluated]) -> str:
+    alt = cheapest(out_of_policy(rows))
+    if alt is None or (best is not None and number(alt, "cost_per_million_tokens")
+                       >= number(best, "cost_per_million_tokens")):
+        return ""
+    return (f"Quantized alternative (accuracy traded for memory): {formats_text(alt.scenario)} "
+            f"on {replica_text(plan, alt.scenario)}, {text(alt, 'cost_per_million_tokens')}")
+
+
 def answer_at(plan: Plan, model: str, context: int) -> Answer:
     batch = headline_batch(plan)
-    rows = rows_where(plan, model, batch=batch, context=context)
+    every = rows_where(plan, model, batch=batch, context=context)
+    rows = in_policy(every) or every
     best = cheapest(rows)
     count = f"{len(fitting(rows))} of {len(rows)}"
+    alternative = _alternative(plan, best, every) if rows is not every else ""
     if best is None:
         return Answer(tokens_label(context), "", "", "", "", "", "", "", count,
-                      _nothing_fits(plan, rows, batch, context))
+                      _nothing_fits(plan, rows, batch, context), alternative)
     return Answer(tokens_label(context), scenario_key(best.scenario),
                   replica_text(plan, best.scenario), formats_text(best.scenario),
                   text(best, "max_sequences"),
                   text(best, "decode_tokens_per_second"),
                   text(best, "tokens_per_second_per_sequence"),
-                  text(best, "cost_per_million_tokens"), count, "")
+                  text(best, "cost_per_million_tokens"), count, "", alternative)
 
 
 def headline_answers(plan: Plan) -> list[ModelAnswers]:
@@ -338,6 +364,26 @@ def capacity_intro(tables: list[CapacityTable]) -> str:
     return lead + "; the next table covers every model."
 
 
+def featured_note(plan: Plan) -> str:
+    """Why the charts and the first capacity table show the configuration they show, and how it
+    relates to the model's answer above."""
+    v = plan.view
+    featured = valid_env(plan, v.scenario())
+    if featured is None:
+        return ""
+    reference = reference_row(plan, v.model)
+    shown = config_text(plan, featured.scenario)
+    text = (f"The charts and the first table feature {plan.models.entries[v.model].name} on "
+            f"{shown}: the view selection of the grid file ({shown_path(plan.grid.path)}, "
+            "`view:`), which the workbook's Capacity sheet opens on and where it can be changed.")
+    if reference is not None and scenario_key(reference.env.scenario) != scenario_key(
+            featured.scenario):
+        text += (f" It is not the answer above ({config_text(plan, reference.env.scenario)}, "
+                 f"the {reference.why}): the view shows a configuration to study, the answer "
+                 "the cheapest one.")
+    return text
+
+
 def capacity_tables(plan: Plan) -> list[CapacityTable]:
     tables: list[CapacityTable] = []
     view_env = valid_env(plan, plan.view.scenario())
@@ -440,19 +486,13 @@ def bound_bands(envs: Sequence[Evaluated], xs: Sequence[int]) -> list[Band]:
 
 
 def _fit_split(envs: Sequence[Evaluated], quantity: str) -> tuple[Series, Series]:
-    """The curve where the batch fits, and its continuation (dashed) where it does not."""
+    """The points where the batch fits, and those (dashed) where it does not: every point is
+    in exactly one series, so a marker never says "does not fit" where the batch fits."""
     fits: list[tuple[float, float | None]] = []
     over: list[tuple[float, float | None]] = []
-    last_fit: tuple[float, float | None] | None = None
     for env in envs:
         point = (float(env.scenario.batch), _positive(number(env, quantity)))
-        if env.value("fits") is True:
-            fits.append(point)
-            last_fit = point
-        else:
-            if not over and last_fit is not None:
-                over.append(last_fit)
-            over.append(point)
+        (fits if env.value("fits") is True else over).append(point)
     return Series("fits in memory", fits), Series("does not fit (KV cache exceeds the pool)", over)
 
 
@@ -670,12 +710,16 @@ def build_context(plan: Plan) -> dict[str, object]:
         "reference_context": tokens_label(reference_context(plan)),
         "grid_contexts": [tokens_label(c) for c in sorted(plan.grid.axes["context"])],
         "prompt": f"{grid_prompt(plan):,}",
-        "grid_weights": ", ".join(fmt_id(w) for w in plan.grid.axes["weights"]),
+        "grid_weights": ", ".join(fmt_id(w) for w in plan.grid.axes["weights"]
+                                  if w in ANSWER_WEIGHTS) or "all",
+        "quantized_weights": ", ".join(fmt_id(w) for w in plan.grid.axes["weights"]
+                                       if w not in ANSWER_WEIGHTS),
         "answers": headline_answers(plan),
         "fit_headers": fit_headers,
         "fit_rows": fit_rows,
         "capacity_tables": tables,
         "capacity_intro": capacity_intro(tables),
+        "featured_note": featured_note(plan),
         "view_contexts": [tokens_label(c) for c in plan.view.contexts],
         "sequences": sequences_table(plan),
         "charts": charts(plan),

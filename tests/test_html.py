@@ -277,3 +277,19 @@ def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
     page = (tmp_path / "out" / HTML_NAME).read_text(encoding="utf-8")
     assert "no data" not in page.lower()
     assert page.count("<svg") >= 5
+
+
+def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
+    """Each marker of the "does not fit" series is a batch above the sequences that fit."""
+    from planner.html_report import _fit_split
+    from planner.plan import build_plan
+
+    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    base = plan.view.scenario()
+    envs = [plan.row_env(base.__class__(**{**base.__dict__, "batch": b}))
+            for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)]
+    fits, over = _fit_split(envs, "decode_tokens_per_second")
+    limit = envs[0].value("max_sequences")
+    assert all(x <= limit for x, _ in fits.points)
+    assert all(x > limit for x, _ in over.points)
+    assert len(fits.points) + len(over.points) == len(envs)
