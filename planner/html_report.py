@@ -540,7 +540,8 @@ def cost_chart(plan: Plan) -> Chart:
                     "Cost per million tokens [USD]", bars,
                     highlight={bars[0][0]} if bars else set(),
                     value_format=lambda v: value_text(v, quantity),
-                    description=f"{setup} The cheapest configuration is highlighted.")
+                    description=f"{setup} The cheapest configuration is highlighted.",
+                    highlight_label="cheapest (orange bar, bold label)")
     replicas = len({(e.scenario.gpu, e.scenario.tp) for e in rows})
     shown = f" (the {MAX_COST_BARS} cheapest shown)" if len(ranked) > MAX_COST_BARS else ""
     caption = f"{setup} {len(ranked)} of {replicas} GPU × TP configurations fit{shown}."

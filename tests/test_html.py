@@ -293,3 +293,36 @@ def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
     assert all(x <= limit for x, _ in fits.points)
     assert all(x > limit for x, _ in over.points)
     assert len(fits.points) + len(over.points) == len(envs)
+
+
+def test_phone_width_scrolls_tables_in_their_boxes(default_build: Path, tmp_path: Path) -> None:
+    """In a 390 px viewport (an iframe: headless Chromium windows are at least 500 px) the page
+    stays 390 px wide, tables scrolling inside their own box, and charts keep a legible size
+    (they scroll too rather than shrink)."""
+    probe = tmp_path / "phone.html"
+    url = (default_build / HTML_NAME).as_uri()
+    probe.write_text(f"""<!DOCTYPE html><html><body>
+<iframe id="f" src="{url}" style="width:390px;height:800px"></iframe>
+<script>
+document.getElementById("f").onload = () => {{
+  const d = document.getElementById("f").contentDocument;
+  const sizes = [...d.querySelectorAll("svg")]
+    .map(s => Math.round(s.getBoundingClientRect().width));
+  const out = document.createElement("pre"); out.id = "measured";
+  out.textContent = `charts ${{sizes.join(" ")}}; page ${{d.documentElement.scrollWidth}}`;
+  document.body.appendChild(out);
+}};
+</script></body></html>""", encoding="utf-8")
+    result = chromium(tmp_path, "--allow-file-access-from-files", "--virtual-time-budget=5000",
+                      "--dump-dom", probe.as_uri())
+    measured = re.search(r'<pre id="measured">charts (.*?); page (\d+)</pre>', result.stdout)
+    assert measured, result.stderr[-2000:]
+    assert int(measured.group(2)) <= 390
+    widths = [int(w) for w in measured.group(1).split()]
+    assert widths and min(widths) >= 500
+
+
+def test_every_table_has_a_caption(page: str) -> None:
+    tables = page.count("<table")
+    assert tables > 5
+    assert len(re.findall(r"<table[^>]*>\s*<caption", page)) == tables
