@@ -99,6 +99,28 @@ def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, p
     assert checked >= 20 * len(SHOWN) // 2
 
 
+def test_every_headline_cell_is_its_quantity_in_header_order(default_build: Path,
+                                                            page: str) -> None:
+    """Every row, every number cell, in the order of the table's header: swapping two columns
+    (decode throughput and per-user speed, say) cannot pass."""
+    start = page.index('<table class="answers">')
+    answers = page[start:page.index("</table>", start)]
+    header = re.findall(r'<th scope="col"[^>]*>(.*?)(?:<br>|</th>)', answers)
+    labels = {"Sequences that fit": "max_sequences",
+              "Decode throughput, whole replica": "decode_tokens_per_second",
+              "Per-user speed": "tokens_per_second_per_sequence",
+              "Cost per million tokens": "cost_per_million_tokens"}
+    order = [labels[h.strip()] for h in header if h.strip() in labels]
+    assert order == list(SHOWN)
+    cached = grid_rows(default_build / WORKBOOK_NAME)
+    rows = headline_rows(page)
+    assert len(rows) >= 20
+    for key, body in rows.items():
+        numbers = re.findall(r'<td class="num">(.*?)</td>', body)[:len(order)]
+        expected = [value_text(cached[key][name], ROW_BY_NAME[name]) for name in order]
+        assert numbers == expected, key
+
+
 def test_headline_answers_every_model_and_says_when_nothing_fits(page: str) -> None:
     for entry in load_models().entries.values():
         assert entry.id in page
