@@ -242,6 +242,42 @@ def test_failed_build_changes_nothing(tmp_path, breakage: str) -> None:
     assert snapshot(out) == before  # same files, same bytes, no partial files
 
 
+@pytest.mark.parametrize("failing,error", [("html", RuntimeError), ("html", OSError),
+                                           ("workbook", RuntimeError)])
+def test_failure_while_writing_leaves_the_folder_as_it_was(tmp_path, monkeypatch, failing: str,
+                                                          error: type) -> None:
+    """The inputs are fine and the writers run: one fails after writing part of its file (the
+    HTML after the whole workbook was written, or the workbook itself midway)."""
+    import planner.html_report
+    import planner.workbook
+
+    out = tmp_path / "out"
+    build(out, **SMALL)
+    (out / "notes.txt").write_text("kept")
+    before = snapshot(out)
+    seen: list[str] = []
+
+    def broken(*args: object) -> None:
+        path = next(a for a in args if isinstance(a, Path))
+        if failing == "html":  # the workbook is complete, under its temporary name
+            (written,) = out.glob(".capacity-plan.xlsx.*.partial")
+            with zipfile.ZipFile(written) as zf:
+                assert "xl/workbook.xml" in zf.namelist()
+            seen.append(written.name)
+        path.write_bytes(b"partial output")
+        if error is OSError:
+            raise OSError(28, "No space left on device", str(path))
+        raise RuntimeError("writer failed")
+
+    module = planner.html_report if failing == "html" else planner.workbook
+    monkeypatch.setattr(module, f"write_{failing}", broken)
+    expected = PlannerError if error is OSError else error
+    with pytest.raises(expected, match="No space left|writer failed"):
+        build(out, **SMALL, overrides={"gpu_memory_utilization": 0.8})
+    assert seen or failing == "workbook"
+    assert snapshot(out) == before  # same files, same bytes, no partial files
+
+
 def test_grid_beyond_excel_rows_is_a_clear_error(tmp_path) -> None:
     grid = tmp_path / "huge.yaml"
     grid.write_text("grid:\n  models: all\n  gpus: all\n  weights: [bf16, fp8, int4, nvfp4]\n"
@@ -312,3 +348,13 @@ def test_money_is_formatted_as_currency_with_the_unit_in_the_header(small_workbo
     assert "$" in ws.cell(row=2, column=column).number_format
     assert "$" in ws.cell(row=2, column=header.index("Purchase price per GPU [USD]") + 1
                           ).number_format
+
+
+def test_wrapped_headers_get_the_height_they_need(small_workbook) -> None:
+    """A header that wraps onto several lines gets a row tall enough, so it never paints over
+    the first data row (Formats: "Bytes per parameter [bytes]" in an 18-wide column)."""
+    wb = load_workbook(small_workbook)
+    ws = wb["Formats"]
+    header_row = next(r for r in range(1, 6) if ws.cell(r, 1).value == "Format")
+    assert ws.row_dimensions[header_row].height >= 30
+    assert (ws.row_dimensions[header_row + 1].height or 15) <= 20

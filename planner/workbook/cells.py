@@ -72,6 +72,7 @@ class SheetWriter:
         self.cached: list[Value] = []
         self.row = 0
         self._styles: dict[tuple[str, str], Any] = {}
+        self._widths: list[float] = []
 
     def _style(self, cell: WriteOnlyCell, style: str, number_format: str) -> None:
         """Apply a named style and number format; resolved once per combination, since
@@ -88,7 +89,28 @@ class SheetWriter:
     def title(self) -> str:
         return str(self.ws.title)
 
+    def _wrapped_lines(self, cells: Sequence[Cell]) -> int:
+        """Lines the tallest wrapped cell of a row needs at its column's width."""
+        lines = 1
+        for i, c in enumerate(cells):
+            if not (isinstance(c, Styled) and c.style in (styles.HEADER, styles.WRAP)
+                    and isinstance(c.value, str)):
+                continue
+            width = max(4, int((self._widths[i] if i < len(self._widths) else 8.43) - 1))
+            count, used = 1, 0
+            for word in c.value.split():
+                need = len(word) + (1 if used else 0)
+                if used and used + need > width:
+                    count, used = count + 1, len(word)
+                else:
+                    used += need
+            lines = max(lines, count)
+        return lines
+
     def append(self, cells: Sequence[Cell]) -> int:
+        lines = self._wrapped_lines(cells)
+        if lines > 1:  # rows are written as they come: set the height before the row
+            self.ws.row_dimensions[self.row + 1].height = 15 * lines + 2
         out: list[Any] = []
         for c in cells:
             if isinstance(c, Formula):
@@ -118,6 +140,7 @@ class SheetWriter:
 
     def widths(self, widths: Sequence[float]) -> None:
         """Column widths; must come before the first row (write-only worksheets)."""
+        self._widths = list(widths)
         for i, w in enumerate(widths, start=1):
             self.ws.column_dimensions[get_column_letter(i)].width = w
 
