@@ -22,6 +22,7 @@ from planner.calc import Evaluated, Scenario
 from planner.catalog import PROJECT_ROOT, Entry
 from planner.display import value_text
 from planner.expr import Value
+from planner.fleet import FLEET_QUANTITIES
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.grid import skip_reason
 from planner.html_budget import budget_context
@@ -640,7 +641,7 @@ class MethodRow:
 def method_rows() -> list[MethodRow]:
     return [MethodRow(q.name, q.label, q.unit or "—", q.description, readable_formula(q.expr),
                       ", ".join(assumptions_used(q)) or "exact (shape and specs only)")
-            for q in ROW_QUANTITIES]
+            for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]]
 
 
 @dataclass(frozen=True)

@@ -634,6 +634,8 @@ def assumptions_used(quantity: Quantity) -> list[str]:
                 found.add("bytes_per_kv_element")
             elif kind == "engine":
                 found.add("engine")
+            elif kind == "server" and name == "price_usd":
+                found.add("server price_usd")
             elif kind == "gpu" and name == "price_per_hour_usd":
                 found.add("price_per_hour_usd")
             elif kind == "q":

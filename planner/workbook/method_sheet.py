@@ -3,11 +3,13 @@ that holds it, so a reader can audit a number without decoding cell references."
 
 from __future__ import annotations
 
+from planner.fleet import FLEET_QUANTITIES
 from planner.method import readable_formula
 from planner.quantities import MODEL_QUANTITIES, ROW_QUANTITIES, assumptions_used
 from planner.workbook import styles
 from planner.workbook.cells import SheetWriter, Styled
-from planner.workbook.layout import GRID, GRID_COL, MODEL_COL, MODELS
+from planner.workbook.fleet_sheets import FLEET_COL
+from planner.workbook.layout import FLEET, GRID, GRID_COL, MODEL_COL, MODELS
 
 
 def write_method(w: SheetWriter) -> None:
@@ -15,13 +17,15 @@ def write_method(w: SheetWriter) -> None:
     styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Method: what each column computes", styles.TITLE)])
     w.append([Styled("Names in the formulas: a bare name is another quantity of the same row, "
-                     "a configuration value (tp, context, batch, prompt) or an assumption; "
-                     "model.X, gpu.X, weights.X and kv.X are catalog and format fields.",
+                     "a configuration value (tp, context, batch, prompt, output) or an "
+                     "assumption; model.X, gpu.X, weights.X, kv.X, engine.X, workload.X and "
+                     "server.X are catalog, format and engine-table fields.",
                      styles.NOTE)])
     w.append([Styled(h, styles.HEADER) for h in (
         "Quantity (JSON key)", "Label", "Unit", "Column", "Definition", "Formula",
         "Rests on assumptions")])
     rows = [(q, f"{GRID}!{GRID_COL[q.name]}") for q in ROW_QUANTITIES]
+    rows += [(q, f"{FLEET}!{FLEET_COL[q.name]}") for q in FLEET_QUANTITIES]
     rows += [(q, f"{MODELS}!{MODEL_COL[q.name]}") for q in MODEL_QUANTITIES]
     for q, column in rows:
         formula = readable_formula(q.expr)
