@@ -7,9 +7,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from planner.display import money, seconds_text
 from planner.plan import Plan
+from planner.sensitivity import SERVER_PRICE, base_totals
 from planner.sizing import FleetEnv, Sized
+from planner.svgcharts import tornado_chart
 
 STALE_MONTHS = 12
 
@@ -171,4 +175,45 @@ def budget_context(plan: Plan) -> dict[str, object]:
             "discount": f"{100 * float(a['discount_rate']):g} %",
             "utilisation": f"{100 * float(a['target_utilisation']):g} %", "engine": a["engine"]}
     return {"budget": cards, "budget_totals": totals, "site": site,
-            "stale_months": STALE_MONTHS}
+            "stale_months": STALE_MONTHS, "sensitivity": sensitivity_context(plan)}
+
+
+@dataclass(frozen=True)
+class SwingRow:
+    label: str
+    today: str
+    low: str
+    high: str
+    tco_low: str
+    tco_high: str
+    per_million_low: str
+    per_million_high: str
+    resized: str
+    reason: str
+
+
+def _setting(name: str, value: float) -> str:
+    return f"× {value:g}" if name == SERVER_PRICE else f"{value:g}"
+
+
+def sensitivity_context(plan: Plan) -> dict[str, object] | None:
+    if not plan.swings:
+        return None
+    base = base_totals(plan.sized)
+    rows = []
+    for s in plan.swings:
+        d = s.driver
+        resized = (f"{money(s.resized_low['tco_usd'])} to {money(s.resized_high['tco_usd'])}"
+                   if s.resized_low else "—")
+        rows.append(SwingRow(d.label, _setting(d.name, s.base_value), _setting(d.name, d.low),
+                             _setting(d.name, d.high), money(s.low["tco_usd"]),
+                             money(s.high["tco_usd"]),
+                             money(s.low["usd_per_million_output_tokens"]),
+                             money(s.high["usd_per_million_output_tokens"]), resized,
+                             d.reason))
+    chart = tornado_chart(
+        "Total TCO with each input at its low and high", "Total TCO [USD]", base["tco_usd"],
+        [(s.driver.label, s.low["tco_usd"], s.high["tco_usd"]) for s in plan.swings],
+        description="Each input moved alone, the configurations the budget chose kept.",
+        value_format=lambda v: money(v))
+    return {"rows": rows, "chart": Markup(chart), "base": money(base["tco_usd"])}

@@ -26,6 +26,7 @@ from planner.catalog import (
 )
 from planner.errors import GridTooLargeError
 from planner.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, expand, grid_for
+from planner.sensitivity import Swing, sensitivity
 from planner.sizing import Sized, size_all
 
 Progress = Callable[[str, int, int], None]
@@ -46,6 +47,7 @@ class Plan:
     workloads: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
     servers: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
     sized: list[Sized] = field(default_factory=list)
+    swings: list[Swing] = field(default_factory=list)
 
     @property
     def view(self) -> View:
@@ -89,6 +91,11 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
         progress("sizing workloads", 0, 1)
     plan.sized = size_all(workloads, models, gpus, servers, overrides) if (
         workloads.entries and servers.entries) else []
+    if plan.sized:
+        if progress:
+            progress("sensitivity", 0, 1)
+        plan.swings = sensitivity(plan.sized, models, gpus, servers, workloads,
+                                  plan.assumptions)
     total = count_valid(grid, models, gpus)
     for i, scenario in enumerate(expand(grid, models, gpus)):
         plan.rows.append(EvaluatedRow(plan.row_env(scenario)))

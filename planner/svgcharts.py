@@ -446,3 +446,64 @@ def bar_chart(title: str, value_label: str, bars: list[tuple[str, float]], *,
         body.append(_text(left + 18, height, highlight_label, 12))
         height += 16
     return _svg(title, desc, height, body)
+
+
+def tornado_chart(title: str, value_label: str, base: float,
+                  rows: list[tuple[str, float, float]], *, description: str = "",
+                  value_format: Callable[[float], str] = format_si) -> str:
+    """A tornado: for each input (largest swing first) a bar from the base value to the total
+    with the input at its low (blue) and at its high (orange), the values printed at the ends."""
+    body: list[str] = []
+    top = _title(title, body)
+    shown = [(label, lo, hi) for label, lo, hi in rows
+             if _plottable(lo, False) and _plottable(hi, False)]
+    items = "; ".join(f"{label}: {value_format(lo)} to {value_format(hi)}"
+                      for label, lo, hi in shown)
+    desc = (f"{description} " if description else "") + (
+        f"Tornado chart of {value_label} around {value_format(base)}: {items}." if shown
+        else "no data")
+    row_h = 26.0
+    label_w = min(WIDTH * 0.4, max((_text_width(lb, 12) for lb, _, _ in shown), default=60))
+    left = 16 + label_w + 10 + 56
+    right = WIDTH - 16 - 56
+    plot_h = row_h * max(len(shown), 3)
+    bottom = top + plot_h
+    values = [base] + [v for _, lo, hi in shown for v in (lo, hi)]
+    lo_v, hi_v = min(values), max(values)
+    pad = (hi_v - lo_v) * 0.05 or abs(base) * 0.05 or 1.0
+    sx = _Scale(lo_v - pad, hi_v + pad, left, right)
+    ticks = _linear_ticks(lo_v - pad, hi_v + pad)
+    ticks, labels = _thin(ticks, [value_format(t) for t in ticks], sx)
+    for t, lab in zip(ticks, labels, strict=True):
+        body.append(f'<line x1="{_n(sx(t))}" x2="{_n(sx(t))}" y1="{_n(top)}" '
+                    f'y2="{_n(bottom)}" stroke="{GRID}"/>')
+        body.append(_text(sx(t), bottom + 16, lab, 11, "middle", MUTED))
+    mid = sx(base)
+    for i, (label, lo, hi) in enumerate(shown):
+        y = top + i * row_h
+        body.append(f'<g class="bar"><title>{escape(label)}: low {escape(value_format(lo))}, '
+                    f'high {escape(value_format(hi))}</title>')
+        body.append(_text(16 + label_w, y + row_h / 2 + 4, _clip(label, label_w, 12), 12,
+                          "end"))
+        for v, fill in ((lo, BAR_FILL), (hi, ACCENT)):
+            x = sx(v)
+            body.append(f'<rect x="{_n(min(x, mid))}" y="{_n(y + 5)}" '
+                        f'width="{_n(max(abs(x - mid), 1))}" height="{_n(row_h - 10)}" '
+                        f'fill="{fill}"/>')
+        for v in (lo, hi):
+            x = sx(v)
+            anchor = "end" if x < mid else "start"
+            body.append(_text(x + (-4 if x < mid else 4), y + row_h / 2 + 4, value_format(v),
+                              10, anchor))
+        body.append("</g>")
+    body.append(f'<line x1="{_n(mid)}" x2="{_n(mid)}" y1="{_n(top)}" y2="{_n(bottom)}" '
+                f'stroke="{INK}"/>')
+    body.append(_text((left + right) / 2, bottom + 36, value_label, 12, "middle"))
+    height = bottom + 52
+    for j, (name, fill) in enumerate((("input at its low value", BAR_FILL),
+                                      ("input at its high value", ACCENT))):
+        x0 = left + j * 220
+        body.append(f'<rect x="{_n(x0)}" y="{_n(height - 10)}" width="12" height="12" '
+                    f'fill="{fill}"/>')
+        body.append(_text(x0 + 18, height, name, 12))
+    return _svg(title, desc, height + 8, body)

@@ -44,15 +44,17 @@ from planner.workbook.layout import (
     GRID,
     METHOD,
     MODELS,
+    SENSITIVITY,
     SERVERS,
     VIEW_DATA,
     WORKLOADS,
 )
 from planner.workbook.method_sheet import write_method
+from planner.workbook.sensitivity_sheet import write_sensitivity
 from planner.workbook.view_sheets import view_envs, write_capacity, write_charts, write_view_data
 
-SHEET_ORDER = [ABOUT, BUDGET, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS, SERVERS, ASSUMPTIONS,
-               FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
+SHEET_ORDER = [ABOUT, BUDGET, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS, SERVERS,
+               ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -75,7 +77,8 @@ def write_workbook(plan: Plan, path: Path,
         write_workloads(writers[WORKLOADS], plan, name)
         write_servers(writers[SERVERS], plan, name)
         blocks = write_fleet(writers[FLEET], plan)
-        write_budget(writers[BUDGET], plan, blocks, name)
+        picks = write_budget(writers[BUDGET], plan, blocks, name)
+        write_sensitivity(writers[SENSITIVITY], plan, blocks, picks, plan.swings)
         write_method(writers[METHOD])
         write_about(writers[ABOUT], plan)
     except BaseException:

@@ -250,7 +250,9 @@ TOTALS = {"gpus": "total_gpus", "servers": "total_servers", "racks": "total_rack
           "opex_usd_per_year": "total_opex_usd_per_year", "tco_usd": "total_tco_usd"}
 
 
-def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name: Namer) -> None:
+def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name: Namer
+                 ) -> dict[str, int]:
+    """The Budget sheet; returns each workload's row (its column B picks the Fleet row)."""
     w.widths([28, 12] + [16.0] * len(BUDGET_FIELDS))
     styles.print_setup(w.ws)
     w.append([Styled("Budget: what to buy for each workload, and what it costs", styles.TITLE)])
@@ -262,6 +264,7 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
     w.append([Styled(h, styles.HEADER) for h in
               ["Workload [id]", "Fleet row [#]", *(h for _, h, _ in BUDGET_FIELDS)]])
     first = w.row + 1
+    picks: dict[str, int] = {}
     for sized in plan.sized:
         block = blocks[sized.workload.id]
         env = sized.choice
@@ -269,6 +272,7 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
         row = w.row + 1
         key = block.range("choice_key")
         pick = Formula(f"=MATCH(MIN({key}),{key},0)", sized.rows.index(env) + 1, "0")
+        picks[sized.workload.id] = row
         cells: list[Cell] = [Styled(sized.workload.id), pick]
         for column, _, fmt in BUDGET_FIELDS:
             cached = (env.value(column) if column in QUANTITY_BY_NAME else
@@ -291,6 +295,7 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
     if plan.sized:
         _cost_chart(w, plan, header_row, first, last)
     styles.protect(w.ws)
+    return picks
 
 
 def _cost_chart(w: SheetWriter, plan: Plan, header_row: int, first: int, last: int) -> None:
@@ -313,3 +318,16 @@ def _cost_chart(w: SheetWriter, plan: Plan, header_row: int, first: int, last: i
     cache_chart(chart, ["Capex [USD]", "Opex per year [USD]"], labels, series)
     w.ws.add_chart(chart, f"A{w.row + 3}")
 
+
+
+class PickedRowRenderer(FleetRowRenderer):
+    """The Fleet row a Budget cell picks: every leaf read with INDEX over the workload's block
+    at the picked position, so formulas follow the choice when it changes."""
+
+    def __init__(self, block: FleetBlock, pick: str) -> None:
+        super().__init__(0)
+        self.block = block
+        self.pick = pick  # the Budget cell holding the position, e.g. 'Budget'!$B$5
+
+    def col(self, name: str) -> str:
+        return f"INDEX({self.block.range(name)},{self.pick})"

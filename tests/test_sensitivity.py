@@ -1,0 +1,66 @@
+"""The sensitivity table and tornado: each bar is the total recomputed with one input at its
+low or high value, the same figure `planner size --set` gives."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from planner.assumptions import resolve
+from planner.catalog import (
+    DEFAULT_SERVERS,
+    DEFAULT_WORKLOADS,
+    load_gpus,
+    load_models,
+    load_servers,
+    load_workloads,
+)
+from planner.cli import cli
+from planner.sensitivity import DRIVERS, base_totals, sensitivity
+from planner.sizing import size_all
+
+
+@pytest.fixture(scope="module")
+def swings():  # type: ignore[no-untyped-def]
+    models, gpus = load_models(), load_gpus()
+    servers = load_servers(DEFAULT_SERVERS, gpus)
+    workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
+    sized = size_all(workloads, models, gpus, servers)
+    return sized, sensitivity(sized, models, gpus, servers, workloads, resolve())
+
+
+def total_tco(*settings: str) -> float:
+    args = ["size", "--json"] + [x for s in settings for x in ("--set", s)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return float(json.loads(result.output)["totals"]["tco_usd"])
+
+
+def test_every_driver_is_ranked_by_swing(swings) -> None:
+    _, rows = swings
+    assert [s.driver.name for s in rows] != []
+    assert {s.driver.name for s in rows} == {d.name for d in DRIVERS}
+    spans = [s.swing("tco_usd") for s in rows]
+    assert spans == sorted(spans, reverse=True)
+
+
+@pytest.mark.parametrize("name", ["electricity_usd_per_kwh", "pue", "discount_rate"])
+def test_a_bar_is_the_total_with_that_input_moved(swings, name: str) -> None:
+    """Finance inputs do not change what is bought, so re-running `planner size` with the input
+    at its low or high gives the same total as the bar."""
+    sized, rows = swings
+    swing = next(s for s in rows if s.driver.name == name)
+    assert swing.low["tco_usd"] == pytest.approx(total_tco(f"{name}={swing.driver.low}"))
+    assert swing.high["tco_usd"] == pytest.approx(total_tco(f"{name}={swing.driver.high}"))
+    base = base_totals(sized)["tco_usd"]
+    assert min(swing.low["tco_usd"], swing.high["tco_usd"]) <= base <= max(
+        swing.low["tco_usd"], swing.high["tco_usd"])
+
+
+def test_server_prices_move_capex_in_proportion(swings) -> None:
+    sized, rows = swings
+    swing = next(s for s in rows if s.driver.name == "server_price_factor")
+    capex = sum(float(s.choice.value("capex_usd")) for s in sized)
+    assert swing.high["tco_usd"] - swing.low["tco_usd"] == pytest.approx(capex * (1.3 - 0.8))
