@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from planner.engines import ENGINES
 from planner.errors import ArgumentError
@@ -374,11 +375,12 @@ def resolve(overrides: Mapping[str, float | str] | None = None) -> dict[str, flo
 
 
 def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
-    """``assumptions: {name: value, ...}`` from a YAML file: the file form of ``--set``, checked
-    the same way; a wrong name or value is located with the file and line."""
-    from pathlib import Path
-
+    """``assumptions: {name: value, ...}`` from a YAML file: the file form of ``--set`` (an
+    assumption, a format's size, or a catalog field as SECTION.ID.FIELD), checked the same way;
+    a wrong name or value is located with the file and line."""
+    from planner.catalog import _check_value
     from planner.errors import CatalogError, Location
+    from planner.overrides import SECTIONS
     from planner.yamlsource import load_yaml
 
     path = Path(path)
@@ -406,11 +408,23 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
     out: dict[str, float | str] = {}
     for name, node in body.value.items():
         loc = Location(path, node.line, entry="assumptions", field=name)
+        value = node.value
+        if name.count(".") == 2:  # a catalog field, as --set SECTION.ID.FIELD=VALUE
+            section, _, field = name.split(".")
+            fields = SECTIONS.get(section, {})
+            if field not in fields or fields[field].kind in ("layers", "ids"):
+                raise CatalogError(loc, "not a catalog field this file can change",
+                                   f"SECTION.ID.FIELD with SECTION one of {', '.join(SECTIONS)} "
+                                   "and FIELD a single value of that catalog")
+            _check_value(fields[field], node, loc)
+            out[name] = ("true" if value else "false") if isinstance(value, bool) else (
+                value if isinstance(value, str) else repr(value))
+            continue
         if name not in known:
             raise CatalogError(loc, f"unknown assumption{_suggest(name, known)}",
                                "`planner list assumptions` shows every name; formats' sizes are "
-                               "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT")
-        value = node.value
+                               "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT; catalog "
+                               "fields are SECTION.ID.FIELD")
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise CatalogError(loc, f"must be a number or a word, got {value!r}",
                                "e.g. 0.85, auto or vllm (no quotes needed)")
@@ -418,6 +432,5 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
         try:
             out.update(parse_overrides([f"{name}={text}"]))
         except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
-            problem = str(exc).split(": ", 1)[-1]
-            raise CatalogError(loc, problem) from None
+            raise CatalogError(loc, str(exc).split(": ", 1)[-1]) from None
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Protocol
 
@@ -11,7 +11,7 @@ from planner.assumptions import resolve
 from planner.catalog import MODEL_TEXT_INPUTS, Catalog, Entry, Gpu, Model
 from planner.engines import ENGINES
 from planner.errors import ArgumentError
-from planner.expr import Value
+from planner.expr import Column, Same, Value, classify, evaluate_column
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES, Quantity
 
@@ -131,6 +131,64 @@ class EvaluatedRow:
 
     def value(self, name: str) -> Value:
         return self.values[_ROW_INDEX[name]]
+
+
+class BlockEnv:
+    """Every row quantity over a block of configurations at once, as columns: one list of
+    values per quantity (or one value when every row has the same). The block's rows share
+    what ``RowEnv`` looks up outside the scenario's numbers (model, GPU, formats), so those
+    leaves are looked up once; each value equals ``RowEnv.value`` for its row exactly."""
+
+    def __init__(self, scenarios: Sequence[Scenario], model: ModelEnv, gpu: Entry,
+                 assumptions: Mapping[str, float | str]) -> None:
+        first = scenarios[0]
+        for s in scenarios:
+            if (s.model, s.gpu, s.weights, s.kv) != (first.model, first.gpu, first.weights,
+                                                     first.kv):
+                raise ValueError("a block's configurations share model, GPU and formats")
+        self.scenarios = scenarios
+        self.size = len(scenarios)
+        self.first = RowEnv(first, model, gpu, assumptions)
+        self.columns: dict[str, Column] = {}
+
+    def column(self, kind: str, name: str) -> Column:
+        if kind == "q":
+            return self.quantity(name)
+        if kind == "var":
+            values = [getattr(s, name) for s in self.scenarios]
+            head = values[0]
+            if all(v == head and type(v) is type(head) for v in values):
+                return Same(head)
+            return classify(values)
+        return Same(self.first.lookup(kind, name))
+
+    def quantity(self, name: str) -> Column:
+        col = self.columns.get(name)
+        if col is None:
+            col = self.columns[name] = evaluate_column(ROW_BY_NAME[name].expr, self)
+        return col
+
+    def all(self) -> list[Column]:
+        """Every row quantity's column, in ``ROW_QUANTITIES`` order."""
+        return [self.quantity(q.name) for q in ROW_QUANTITIES]
+
+    def value(self, name: str, row: int) -> Value:
+        col = self.quantity(name)
+        return col.value if isinstance(col, Same) else col[row]
+
+
+class BlockRow:
+    """One row of an evaluated block, read like an ``EvaluatedRow``."""
+
+    __slots__ = ("scenario", "block", "index")
+
+    def __init__(self, block: BlockEnv, index: int) -> None:
+        self.scenario = block.scenarios[index]
+        self.block = block
+        self.index = index
+
+    def value(self, name: str) -> Value:
+        return self.block.value(name, self.index)
 
 
 def _unknown(what: str, value: str, known: list[str], option: str) -> ArgumentError:

@@ -10,14 +10,15 @@ import difflib
 import hashlib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.errors import CatalogError, Location
+from planner.resources import DATA_ROOT
 from planner.yamlsource import Node, load_yaml
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = DATA_ROOT  # the checkout, or the copy an installed wheel carries
 DEFAULT_MODELS = PROJECT_ROOT / "catalogs" / "models.yaml"
 DEFAULT_GPUS = PROJECT_ROOT / "catalogs" / "gpus.yaml"
 DEFAULT_SERVERS = PROJECT_ROOT / "catalogs" / "servers.yaml"
@@ -95,6 +96,56 @@ MODEL_FIELDS: dict[str, FieldSpec] = {
                                "fp8, mxfp4"),
     "draft_layers": _int("extra attention layers a speculative-decoding draft head (EAGLE, MTP) "
                          "adds to the KV cache", allow_zero=True),
+}
+
+# Hugging Face config.json fields that describe the layer pattern instead of listing layer_types.
+# A models YAML may carry them (a pasted config); they are turned into layer kinds when loading and
+# are not catalog columns themselves. `planner import` writes layer_types instead.
+LAYER_PATTERN_FIELDS: dict[str, FieldSpec] = {
+    "full_attention_interval": FieldSpec("pattern", help="every n-th layer is full attention, "
+                                         "the others linear attention (Qwen3-Next)"),
+    "sliding_window_pattern": FieldSpec("pattern", help="every n-th layer is full attention, the "
+                                        "others sliding-window (Gemma 3)"),
+    "use_sliding_window": FieldSpec("pattern", help="false: no layer slides, whatever "
+                                    "sliding_window says (Qwen2)"),
+    "max_window_layers": FieldSpec("pattern", help="with use_sliding_window: true, layers from "
+                                   "this index on slide (Qwen2)"),
+    "no_rope_layers": FieldSpec("pattern", help="one 0/1 per layer: 1 = RoPE layer (chunked "
+                                "attention with attention_chunk_size), 0 = NoPE full attention "
+                                "(Llama 4)"),
+    "no_rope_layer_interval": FieldSpec("pattern", help="every n-th layer is NoPE full attention "
+                                        "when no_rope_layers is empty (Llama 4)"),
+}
+
+# Fields real config.json files carry that do not change memory or speed: a models YAML may keep
+# them (they are skipped), and `planner import` lists them as read and not needed. Anything else
+# unknown is refused in a YAML (with "did you mean") and reported by `planner import`.
+HF_IGNORED_FIELDS = frozenset({
+    "_name_or_path", "architectures", "auto_map", "model_type", "transformers_version",
+    "torch_dtype", "dtype", "use_cache", "bos_token_id", "eos_token_id", "pad_token_id",
+    "sep_token_id", "decoder_start_token_id", "initializer_range", "rms_norm_eps",
+    "layer_norm_eps", "layer_norm_epsilon", "norm_eps", "hidden_act", "hidden_activation",
+    "attention_dropout", "hidden_dropout", "embd_pdrop", "resid_pdrop", "attn_pdrop",
+    "rope_theta", "rope_scaling", "rope_parameters", "rope_local_base_freq",
+    "partial_rotary_factor", "rope_interleave", "pretraining_tp", "attention_bias", "mlp_bias",
+    "qkv_bias", "use_qk_norm", "qk_layernorm", "output_router_logits", "router_aux_loss_coef",
+    "router_jitter_noise", "router_z_loss_coef", "aux_loss_alpha", "seq_aux", "norm_topk_prob",
+    "routed_scaling_factor", "scoring_func", "topk_method", "n_group", "topk_group",
+    "query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping",
+    "cache_implementation", "attn_temperature_tuning", "attn_scale", "floor_scale",
+    "for_llm_compressor", "swiglu_limit", "initial_context_length", "tokenizer_class",
+    "bos_token", "eos_token", "use_bfloat16", "return_dict", "output_attentions",
+    "output_hidden_states", "torchscript", "tie_encoder_decoder", "chunk_size_feed_forward",
+    "is_decoder", "add_cross_attention", "problem_type", "id2label", "label2id",
+    "num_nextn_predict_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
+    "ep_size", "moe_layers",
+})
+
+# Hugging Face fields that change which layers are MoE; a models YAML may carry them only at
+# the value that changes nothing (the catalog expresses other layouts with first_k_dense_replace
+# and interleave_moe_layer_step).
+HF_DEFAULT_ONLY_FIELDS: dict[str, object] = {
+    "decoder_sparse_step": 1, "moe_layer_freq": 1, "mlp_only_layers": [],
 }
 
 GPU_FIELDS: dict[str, FieldSpec] = {
@@ -254,7 +305,7 @@ def _check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
         if not isinstance(value, bool):
             raise CatalogError(loc, f"must be true or false, got {value!r}")
         return value
-    if spec.kind == "layers":
+    if spec.kind in ("layers", "pattern"):
         return value  # checked with the rest of the entry
     if spec.kind == "ids":
         items = value if isinstance(value, list) else None
@@ -281,9 +332,10 @@ def _check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
     return value
 
 
-def _parse_entries(path: Path, section: str, fields: Mapping[str, FieldSpec]) -> dict[
-    str, tuple[dict[str, object], dict[str, int], int]
-]:
+def _parse_entries(path: Path, section: str, fields: Mapping[str, FieldSpec],
+                   hf: bool = False) -> dict[str, tuple[dict[str, object], dict[str, int], int]]:
+    """Entries of one section; with hf (models), fields as real config.json files write them are
+    accepted: null means absent and the known-irrelevant Hugging Face fields are skipped."""
     what = f"a YAML file with a top-level '{section}:' mapping"
     root = load_yaml(path, what)
     if not isinstance(root.value, dict) or section not in root.value:
@@ -309,8 +361,13 @@ def _parse_entries(path: Path, section: str, fields: Mapping[str, FieldSpec]) ->
         lines: dict[str, int] = {}
         for key, child in node.value.items():
             loc = Location(path, child.line, entry=entry_id, field=key)
+            if hf and (child.value is None or key not in fields and _hf_skipped(key, child, loc)):
+                continue  # null means absent, as in config.json
             if key not in fields:
-                raise CatalogError(loc, "unknown field", _suggest(key, list(fields)))
+                known = list(fields) + sorted(HF_IGNORED_FIELDS) if hf else list(fields)
+                close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+                raise CatalogError(loc, "unknown field", f"did you mean '{close[0]}'?" if close
+                                   else _suggest(key, list(fields)))
             values[key] = _check_value(fields[key], child, loc)
             lines[key] = child.line
         for key, spec in fields.items():
@@ -319,6 +376,27 @@ def _parse_entries(path: Path, section: str, fields: Mapping[str, FieldSpec]) ->
                                    "required field is missing", f"add {key}: {spec.help}")
         out[entry_id] = (values, lines, node.line)
     return out
+
+
+def _hf_skipped(key: str, node: Node, loc: Location) -> bool:
+    """Whether a models-YAML field that is not a catalog field is a Hugging Face field to skip:
+    null (absent), known not to affect sizing, or a layout field at its no-op default."""
+    if node.value is None or key in HF_IGNORED_FIELDS:
+        return True
+    if key in HF_DEFAULT_ONLY_FIELDS:
+        value = node.value
+        plain = [i.value for i in value] if isinstance(value, list) else value
+        if plain == HF_DEFAULT_ONLY_FIELDS[key]:
+            return True
+        raise CatalogError(loc, f"{key} {plain!r} changes which layers are MoE, which a models "
+                           "YAML cannot express this way",
+                           "use first_k_dense_replace / interleave_moe_layer_step, or import the "
+                           "config.json with `planner import` (or --models FOLDER)")
+    if key in ("text_config", "llm_config", "vision_config", "quantization_config"):
+        raise CatalogError(loc, f"nested config section '{key}' is not read from a models YAML",
+                           "import the config.json with `planner import` (or --models FOLDER), "
+                           "or give the text model's fields directly on the entry")
+    return False
 
 
 def _layer_counts(entry: Model, layers_value: object) -> dict[str, int]:
@@ -362,6 +440,11 @@ def _check_model_shape(model: Model) -> None:
             if not model.number(name):
                 raise CatalogError(model.locate("kv_lora_rank"),
                                    f"an MLA model (kv_lora_rank) also needs {name}")
+    named = [f for f in ("num_local_experts", "num_experts", "n_routed_experts")
+             if model.number(f)]
+    if len(named) > 1:  # the arithmetic adds them up: two would count the experts twice
+        raise CatalogError(model.locate(named[1]), f"conflicts with {named[0]}: both count the "
+                           "routed experts", f"keep one of {', '.join(named)}")
     experts = sum(int(model.number(f)) for f in ("num_local_experts", "num_experts",
                                                   "n_routed_experts"))
     if experts:
@@ -393,15 +476,141 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@dataclass(frozen=True)
+class LayerPattern:
+    """Per-layer attention kinds a config states through pattern fields (None: no pattern)."""
+
+    types: list[str] | None
+    source: str  # the field(s) they were read from, for notes and messages
+    no_sliding: bool = False  # use_sliding_window: false, so sliding_window does not apply
+
+
+def pattern_layer_types(layers: int, pattern: Mapping[str, object], has_chunk: bool,
+                        locate: Callable[[str], Location]) -> LayerPattern:
+    """The layer kinds Hugging Face pattern fields imply (LAYER_PATTERN_FIELDS), as
+    transformers builds layer_types from them."""
+
+    def plain(name: str) -> object:
+        value = pattern[name]
+        return [getattr(i, "value", i) for i in value] if isinstance(value, list) else value
+
+    def interval(name: str) -> int:
+        value = plain(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise CatalogError(locate(name), f"must be a whole number of layers >= 1, got "
+                               f"{value!r}", LAYER_PATTERN_FIELDS[name].help)
+        return value
+
+    found: list[tuple[str, list[str] | None]] = []
+    if "full_attention_interval" in pattern:
+        k = interval("full_attention_interval")
+        found.append(("full_attention_interval", [
+            "full_attention" if (i + 1) % k == 0 else "linear_attention" for i in range(layers)]))
+    if "sliding_window_pattern" in pattern:
+        k = interval("sliding_window_pattern")
+        found.append(("sliding_window_pattern", [
+            "full_attention" if (i + 1) % k == 0 else "sliding_attention" for i in range(layers)]))
+    if "no_rope_layers" in pattern or "no_rope_layer_interval" in pattern:
+        rope = plain("no_rope_layers") if "no_rope_layers" in pattern else []
+        if not isinstance(rope, list) or any(r not in (0, 1) or isinstance(r, bool)
+                                             for r in rope):
+            raise CatalogError(locate("no_rope_layers"), "must be a list of 0 and 1 per layer",
+                               LAYER_PATTERN_FIELDS["no_rope_layers"].help)
+        if rope and len(rope) < layers:
+            raise CatalogError(locate("no_rope_layers"), f"lists {len(rope)} layers but "
+                               f"num_hidden_layers is {layers}", "give one 0/1 per layer")
+        if not rope:  # transformers' default: every no_rope_layer_interval-th layer is NoPE
+            k = interval("no_rope_layer_interval") if "no_rope_layer_interval" in pattern else 4
+            rope = [int((i + 1) % k != 0) for i in range(layers)]
+        found.append(("no_rope_layers", [
+            "chunked_attention" if r and has_chunk else "full_attention" for r in rope[:layers]]))
+    no_sliding = False
+    if "use_sliding_window" in pattern:
+        use = plain("use_sliding_window")
+        if not isinstance(use, bool):
+            raise CatalogError(locate("use_sliding_window"), f"must be true or false, got "
+                               f"{use!r}", LAYER_PATTERN_FIELDS["use_sliding_window"].help)
+        no_sliding = not use
+        if use and "max_window_layers" in pattern:
+            first = interval("max_window_layers") if plain("max_window_layers") else 0
+            found.append(("use_sliding_window, max_window_layers", [
+                "sliding_attention" if i >= first else "full_attention" for i in range(layers)]))
+    if len(found) > 1 and found[0][1] != found[1][1]:
+        raise CatalogError(locate(found[1][0].split(",")[0]), f"conflicts with {found[0][0]}: "
+                           "they give different layer patterns", "keep one of them")
+    if not found:
+        return LayerPattern(None, "use_sliding_window" if no_sliding else "", no_sliding)
+    source, types = found[0]
+    return LayerPattern(types, source, no_sliding)
+
+
+def model_entry(entry_id: str, values: dict[str, object], lines: Mapping[str, int], line: int,
+                path: Path) -> Model:
+    """One model from checked field values: layer kinds counted (from layer_types, or from
+    Hugging Face pattern fields) and the shape checked."""
+    values = dict(values)
+    pattern = {k: values.pop(k) for k in LAYER_PATTERN_FIELDS if k in values}
+    layers = values.pop("layer_types", None)
+    if pattern:
+        def locate(name: str) -> Location:
+            return Location(path, lines.get(name, line), entry=entry_id, field=name)
+
+        total = values.get("num_hidden_layers")
+        found = pattern_layer_types(total if isinstance(total, int) else 0, pattern,
+                                    bool(values.get("attention_chunk_size")), locate)
+        listed = [getattr(i, "value", i) for i in layers] if isinstance(layers, list) else None
+        if found.no_sliding and listed and "sliding_attention" in listed:
+            raise CatalogError(locate("use_sliding_window"), "is false but layer_types lists "
+                               "sliding_attention layers", "keep one of them")
+        if found.no_sliding:
+            values.pop("sliding_window", None)  # Qwen2: the window is not used
+        if found.types is not None:
+            if listed is not None and listed != found.types:
+                raise CatalogError(locate("layer_types"), f"conflicts with {found.source}: "
+                                   "they give different layer patterns", "keep one of them")
+            if layers is None:
+                layers = [Node(t, lines.get(found.source.split(",")[0], line), 0)
+                          for t in found.types]
+                lines = {**lines, "layer_types": lines.get(found.source.split(",")[0], line)}
+    bare = Model(entry_id, values, lines, line, path)
+    model = Model(entry_id, values, lines, line, path, _layer_counts(bare, layers))
+    _check_model_shape(model)
+    return model
+
+
+def model_from_fields(entry_id: str, fields: Mapping[str, object], lines: Mapping[str, int],
+                      line: int, path: Path) -> Model:
+    """A model from plain values (what `planner import` read), checked as the YAML reader checks
+    a catalog entry; errors name `path` (the config.json) and the line each value came from."""
+    values: dict[str, object] = {}
+    for key, value in fields.items():
+        loc = Location(path, lines.get(key, line), entry=entry_id, field=key)
+        spec = MODEL_FIELDS.get(key) or LAYER_PATTERN_FIELDS.get(key)
+        if spec is None:
+            raise CatalogError(loc, "unknown field", _suggest(key, list(MODEL_FIELDS)))
+        node_line = lines.get(key, line)
+        raw = [Node(v, node_line, 0) for v in value] if isinstance(value, list) else value
+        values[key] = _check_value(spec, Node(raw, node_line, 0), loc)
+    for key, spec in MODEL_FIELDS.items():
+        if spec.required and key not in values:
+            raise CatalogError(Location(path, line, entry=entry_id, field=key),
+                               "required field is missing", f"add {key}: {spec.help}")
+    return model_entry(entry_id, values, lines, line, path)
+
+
 def load_models(path: Path | str = DEFAULT_MODELS) -> Catalog:
+    """The model catalog: a models YAML, or a folder of Hugging Face model folders or config.json
+    files imported on the fly (planner.hfimport)."""
     path = Path(path)
+    if path.is_dir():
+        from planner.hfimport import folder_catalog
+
+        return folder_catalog(path)
     entries: dict[str, Entry] = {}
-    for entry_id, (values, lines, line) in _parse_entries(path, "models", MODEL_FIELDS).items():
-        layers = values.pop("layer_types", None)
-        bare = Model(entry_id, values, lines, line, path)
-        model = Model(entry_id, values, lines, line, path, _layer_counts(bare, layers))
-        _check_model_shape(model)
-        entries[entry_id] = model
+    fields = {**MODEL_FIELDS, **LAYER_PATTERN_FIELDS}
+    for entry_id, (values, lines, line) in _parse_entries(path, "models", fields,
+                                                          hf=True).items():
+        entries[entry_id] = model_entry(entry_id, values, lines, line, path)
     return Catalog(path, _digest(path), entries)
 
 

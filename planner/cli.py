@@ -29,7 +29,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 models_option = click.option(
     "--models", "models_path", type=click.Path(path_type=Path), default=DEFAULT_MODELS,
-    show_default="shipped catalogs/models.yaml", help="Model catalog (YAML).")
+    show_default="shipped catalogs/models.yaml",
+    help="Model catalog (YAML), or a folder of Hugging Face model folders or config.json files, "
+         "imported on the fly (see `planner import`).")
 gpus_option = click.option(
     "--gpus", "gpus_path", type=click.Path(path_type=Path), default=DEFAULT_GPUS,
     show_default="shipped catalogs/gpus.yaml", help="GPU catalog (YAML).")
@@ -45,6 +47,20 @@ set_option = click.option(
          "catalog field as SECTION.ID.FIELD, e.g. gpus.mi300x.price_per_hour_usd=2.40 "
          "(repeatable). `planner list assumptions` shows every name, unit and default; formats' "
          "sizes are bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT.")
+assumptions_option = click.option(
+    "--assumptions", "assumptions_file", type=click.Path(path_type=Path), default=None,
+    metavar="FILE",
+    help="YAML file 'assumptions: {NAME: VALUE, ...}': the file form of --set, checked the same "
+         "way (planner import-workbook writes one); --set wins over it.")
+
+
+def _assumptions(path: Path | None, overrides: tuple[str, ...]) -> dict[str, float | str]:
+    """Overrides from --assumptions FILE, then --set on top."""
+    from planner.assumptions import load_assumptions_file
+
+    values = load_assumptions_file(path) if path is not None else {}
+    values.update(parse_overrides(overrides))
+    return values
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -86,10 +102,11 @@ def cli() -> None:
 @models_option
 @gpus_option
 @set_option
+@assumptions_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | None, batch: int,
          prompt: int, output: int, models_path: Path, gpus_path: Path,
-         overrides: tuple[str, ...], as_json: bool) -> None:
+         overrides: tuple[str, ...], assumptions_file: Path | None, as_json: bool) -> None:
     """Size one configuration: memory, fit, decode speed, serving speed, TTFT and cost.
 
     \b
@@ -99,7 +116,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
       planner calc --model llama-3.1-8b --gpu l40s --set engine=sglang \\
                    --set gpu_memory_utilization=0.88 --json
     """
-    assumptions = parse_overrides(overrides)
+    assumptions = _assumptions(assumptions_file, overrides)
     if context is None:
         context = prompt + output if output > 0 else Scenario.context
     scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt,
@@ -126,12 +143,13 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Output folder.")
 @set_option
+@assumptions_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON summary of what was written instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
 def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: Path,
-          servers_path: Path, out_dir: Path, overrides: tuple[str, ...], as_json: bool,
-          quiet: bool) -> None:
+          servers_path: Path, out_dir: Path, overrides: tuple[str, ...],
+          assumptions_file: Path | None, as_json: bool, quiet: bool) -> None:
     """Write the capacity-plan workbook (every derived cell a live formula) and HTML summary.
 
     Files are written to temporary names and renamed at the end: a failed build leaves the
@@ -146,8 +164,9 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
     from planner.build import run_build
 
     progress = None if quiet or as_json else _progress
-    result = run_build(models_path, gpus_path, grid_path, out_dir, parse_overrides(overrides),
-                       progress, workloads_path, servers_path)
+    result = run_build(models_path, gpus_path, grid_path, out_dir,
+                       _assumptions(assumptions_file, overrides), progress, workloads_path,
+                       servers_path)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -182,12 +201,13 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
 @click.option("--spares", type=int, default=0, show_default=True,
               help="Ad hoc workload: spare replicas.")
 @set_option
+@assumptions_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, models_path: Path,
          gpus_path: Path, model: str | None, rate: float | None, prompt: int | None,
          output: int | None, ttft: float, itl: float, weights: tuple[str, ...],
          gpu_ids: tuple[str, ...], spares: int, overrides: tuple[str, ...],
-         as_json: bool) -> None:
+         assumptions_file: Path | None, as_json: bool) -> None:
     """Size a fleet and a budget for each workload: GPUs, servers, racks, power, capex, opex,
     TCO and $ per million tokens, choosing the lowest-TCO configuration meeting every target.
 
@@ -205,7 +225,7 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     from planner.sizing import size_all, size_json
     from planner.workloads import adhoc_workloads
 
-    assumptions = parse_overrides(overrides)
+    assumptions = _assumptions(assumptions_file, overrides)
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
     servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
@@ -274,6 +294,140 @@ def list_command(what: str, models_path: Path, gpus_path: Path, as_json: bool) -
     click.echo("  ".join(k.ljust(widths[k]) for k in keys).rstrip())
     for r in rows:
         click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in keys).rstrip())
+
+
+@cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
+@click.argument("workbook", type=click.Path(path_type=Path))
+@click.option("--against", type=click.Path(path_type=Path, file_okay=False), default=None,
+              metavar="DIR",
+              help="Folder holding the catalogs (models.yaml, gpus.yaml, grid.yaml, servers.yaml, "
+                   "workloads.yaml, assumptions.yaml) to compare with; those it lacks are the "
+                   "ones the workbook was built from.  [default: the catalogs and --set values "
+                   "its About sheet records, found by name and sha256 in catalogs/, the "
+                   "workbook's folder and the current folder]")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def diff(workbook: Path, against: Path | None, as_json: bool) -> None:
+    """Report what an edited workbook changed: each input that differs from the catalogs and
+    assumptions it was built from (sheet, cell, name, old -> new), and each formula cell whose
+    formula was overwritten by a value, deleted or altered.
+
+    The workbook is rebuilt from what it was built from and compared cell by cell; formulas are
+    compared as a spreadsheet saves them, and sorted Grid or Fleet rows are matched by their
+    configuration.
+
+    Exit status: 0 when nothing changed, 1 when something did, 2 when the workbook could not
+    be compared (not written by the planner, catalogs not found).
+
+    \b
+    Examples:
+      planner diff out/capacity-plan.xlsx
+      planner diff edited.xlsx --against catalogs/ --json
+    """
+    from planner.workbook_diff import diff_json, diff_text, diff_workbook
+
+    try:
+        result = diff_workbook(workbook, against)
+    except PlannerError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(diff_json(result), indent=2) if as_json else diff_text(result))
+    if result.changed:
+        sys.exit(1)
+
+
+@cli.command(name="import-workbook", context_settings=CONTEXT_SETTINGS)
+@click.argument("workbook", type=click.Path(path_type=Path))
+@click.option("--to", "to_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              metavar="DIR",
+              help="Folder to write assumptions.yaml and the catalogs into (created; files "
+                   "of the same names are replaced).  [default: imported/ beside the workbook]")
+@click.option("--accept-overwritten", "accepted", multiple=True, metavar="CELL,...",
+              help="Cells whose edits may be dropped, e.g. Grid!M5,'View data'!B2: formulas "
+                   "overwritten or altered (the rebuild restores them) and edited inputs that "
+                   "no YAML file holds (grid rows, the engine table). Repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+def import_workbook(workbook: Path, to_dir: Path | None, accepted: tuple[str, ...],
+                    as_json: bool) -> None:
+    """Write the inputs of an edited workbook back as YAML: assumption changes into
+    DIR/assumptions.yaml, catalog fields into copies of the catalogs it was built from
+    (models.yaml, gpus.yaml, servers.yaml, workloads.yaml, grid.yaml for the capacity view),
+    each value edited in place so that comments and order stay. `planner build` with those
+    files reproduces every number of the edited workbook; the command is printed.
+
+    Refused, with the sheet, cell and name: a workbook the planner did not write, formulas
+    overwritten or altered (unless --accept-overwritten lists them), and values of the wrong
+    type or out of range (checked as the YAML and --set are).
+
+    \b
+    Examples:
+      planner import-workbook edited.xlsx --to plans/q3/
+      planner build --assumptions plans/q3/assumptions.yaml --models plans/q3/models.yaml \\
+                    --gpus plans/q3/gpus.yaml --servers plans/q3/servers.yaml \\
+                    --workloads plans/q3/workloads.yaml --grid plans/q3/grid.yaml
+      planner import-workbook edited.xlsx --accept-overwritten Grid!M5,Budget!C5
+    """
+    from planner.workbook_import import import_json, import_text
+    from planner.workbook_import import import_workbook as run_import
+
+    cells = [c.strip() for item in accepted for c in item.split(",") if c.strip()]
+    result = run_import(workbook, to_dir, cells)
+    click.echo(json.dumps(import_json(result), indent=2) if as_json else import_text(result))
+
+
+@cli.command(name="import", context_settings=CONTEXT_SETTINGS)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path),
+                metavar="PATH...")
+@click.option("--id", "entry_id", metavar="ID",
+              help="Catalog id of the entry (one PATH only).  [default: the model folder's name, "
+                   "lower-cased]")
+@click.option("--to", "to_file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Append the entries to this models YAML (created when missing) instead of "
+                   "printing them; an id the file already has is refused.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the entries, and the config fields not used, as JSON.")
+def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path | None,
+                   as_json: bool) -> None:
+    """Turn a Hugging Face model into a model catalog entry, offline.
+
+    PATH is a config.json, a model folder holding one (and optionally
+    model.safetensors.index.json, safetensors shards, generation_config.json and the README.md
+    model card), or a folder of such model folders. The entry has the fields the planner sizes
+    with, read from the text model (text_config, llm_config) and the layer pattern however the
+    config states it; the stored weight format from quantization_config; the exact
+    checkpoint_bytes from the index; parameter counts (from the shards' tensor shapes, the index,
+    or the shape, as notes say); and a source naming the file and its SHA-256. It reports on
+    stderr what it read and every config field it did not use.
+
+    \b
+    Examples:
+      planner import ~/models/Llama-3.1-8B-Instruct
+      planner import config.json --id my-finetune-8b --to catalogs/models.yaml
+      planner calc --models ~/models --model llama-3.1-8b-instruct --gpu h100-sxm
+    """
+    from planner.errors import ArgumentError
+    from planner.hfimport import (
+        append_to_catalog,
+        entries_json,
+        entries_yaml,
+        import_paths,
+        report,
+    )
+
+    if entry_id is not None and len(paths) > 1:
+        raise ArgumentError(f"--id {entry_id}: names one entry, but {len(paths)} PATHs were given")
+    items = import_paths(paths, entry_id)
+    if entry_id is not None and len(items) > 1:
+        raise ArgumentError(f"--id {entry_id}: names one entry, but {paths[0]} holds "
+                            f"{len(items)} models")
+    for item in items:
+        click.echo(report(item), err=True)
+    if to_file is not None:
+        append_to_catalog(to_file, items)
+        click.echo(f"appended {', '.join(i.id for i in items)} to {to_file}", err=True)
+    if as_json:
+        click.echo(json.dumps(entries_json(items, to_file), indent=2))
+    elif to_file is None:
+        click.echo(entries_yaml(items), nl=False)
 
 
 _last_report: dict[str, float] = {}

@@ -1,15 +1,19 @@
-"""Recalculate a workbook with headless LibreOffice, forcing every formula to be computed.
+"""Recalculate a workbook with headless LibreOffice, forcing every formula to be computed, or
+with Gnumeric as a second engine.
 
 LibreOffice trusts cached values by default (OOXMLRecalcMode=1), which would only echo our own
-numbers back; a private profile with OOXMLRecalcMode=0 makes it recalculate on load.
+numbers back; a private profile with OOXMLRecalcMode=0 makes it recalculate on load. Gnumeric
+gets a copy without any cached formula value and recalculates it with ``ssconvert --recalc``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -55,4 +59,58 @@ def recalculate(src: Path, out_dir: Path) -> Path:
     produced = out_dir / src.name
     if not produced.exists():  # soffice exits 0 even when it could not load the file
         raise AssertionError(f"LibreOffice did not convert {src}: {result.stdout}{result.stderr}")
+    return produced
+
+
+# --- Gnumeric, a second engine --------------------------------------------------------------
+
+FORMULA_CELL = re.compile(r"<c ([^>]*)>(<f(?: [^>]*)?>[^<]*</f>)<v>[^<]*</v></c>")
+CELL_TYPE = re.compile(r' t="[a-z]+"')
+
+
+def ssconvert() -> str | None:
+    return shutil.which("ssconvert")
+
+
+def require_gnumeric() -> str:
+    """The ssconvert path; skip with a reason when missing, fail under CI=true."""
+    path = ssconvert()
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Gnumeric (ssconvert) is required when CI=true; .ci/run installs gnumeric")
+        pytest.skip("Gnumeric is not installed (apt-get install gnumeric); second-engine "
+                    "checks skipped")
+    return path
+
+
+def strip_cached_values(src: Path, dst: Path) -> int:
+    """Copy `src` without the value cached in each worksheet formula cell (and its type), so an
+    engine that reads it has nothing to echo; returns how many cells were stripped."""
+    def bare(m: re.Match[str]) -> str:
+        return f"<c {CELL_TYPE.sub('', m.group(1))}>{m.group(2)}</c>"
+
+    stripped = 0
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename.startswith("xl/worksheets/sheet"):
+                text, count = FORMULA_CELL.subn(bare, data.decode())
+                assert "</f><v>" not in text, f"a formula cell of {item.filename} kept its value"
+                data, stripped = text.encode(), stripped + count
+            zout.writestr(item, data)
+    return stripped
+
+
+def recalculate_gnumeric(src: Path, out_dir: Path) -> Path:
+    """Strip the cached values of `src`, recalculate every cell with Gnumeric
+    (``ssconvert --recalc``) and save as xlsx into `out_dir`."""
+    exe = require_gnumeric()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    bare = out_dir / f"stripped-{src.name}"
+    assert strip_cached_values(src, bare) > 0, f"no formula cells in {src}"
+    produced = out_dir / src.name
+    result = subprocess.run([exe, "--recalc", str(bare), str(produced)], capture_output=True,
+                            text=True, timeout=1200)
+    if result.returncode != 0 or not produced.exists():
+        raise AssertionError(f"Gnumeric did not convert {src}: {result.stdout}{result.stderr}")
     return produced

@@ -190,6 +190,47 @@ def test_decode_bound_switches_to_compute_at_large_batch(shipped) -> None:
     assert large.value("decode_bound") == "compute"
 
 
+def test_decode_step_is_the_larger_bound_not_their_sum(tmp_path) -> None:
+    """Worked by hand: a 1B-parameter BF16 model, 2 layers of 4 KV heads × head dim 64 (hidden
+    256 / 4 heads), on a GPU of 1 TB/s and 1 dense TFLOP/s; engine none, TP 1, 1,000 tokens."""
+    from planner.calc import Evaluated, Scenario, evaluate
+
+    models, gpus = catalogs_for(
+        tmp_path,
+        {"num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,
+         "num_key_value_heads": 4, "params": 1e9},
+        {"memory_gb": 80, "bandwidth_tb_s": 1, "bf16_tflops": 1})
+
+    def step(batch: int, compute_efficiency: float) -> Evaluated:
+        return evaluate(Scenario("m", "g", batch=batch, context=1000), models, gpus,
+                        {"engine": "none", "bandwidth_efficiency": 0.5,
+                         "compute_efficiency": compute_efficiency})
+
+    # weights 1e9 × 2 B = 2e9 B; KV 2 (K and V) × 2 layers × 4 heads × 64 × 2 B = 2,048 B/token.
+    # Batch 4: reads 2e9 + 4 × 1,000 × 2,048 = 2.008192e9 B at 0.5 × 1e12 B/s = 4.016384 ms;
+    # computes 4 × (2 × 1e9 + 4 × 4 heads × 64 × 2 layers × 1,000 tokens) = 8.008192e9 FLOP
+    # at 0.25 × 1e12 FLOP/s = 32.032768 ms. The step is the larger: 32.032768 ms, not the
+    # 36.049152 ms of their sum.
+    compute = step(4, 0.25)
+    assert compute.value("decode_bytes_per_gpu") == 2.008192e9
+    assert compute.value("decode_flops_per_step") == 8.008192e9
+    assert compute.value("decode_memory_seconds") == pytest.approx(4.016384e-3, rel=1e-12)
+    assert compute.value("decode_compute_seconds") == pytest.approx(32.032768e-3, rel=1e-12)
+    assert compute.value("decode_step_seconds") == pytest.approx(32.032768e-3, rel=1e-12)
+    assert compute.value("decode_bound") == "compute"
+    assert compute.value("decode_tokens_per_second") == pytest.approx(4 / 32.032768e-3,
+                                                                      rel=1e-12)
+    # Batch 1 at compute efficiency 1: reads 2.002048e9 B = 4.004096 ms; computes 2.002048e9
+    # FLOP = 2.002048 ms. Memory bound: 4.004096 ms, not 6.006144 ms.
+    memory = step(1, 1.0)
+    assert memory.value("decode_memory_seconds") == pytest.approx(4.004096e-3, rel=1e-12)
+    assert memory.value("decode_compute_seconds") == pytest.approx(2.002048e-3, rel=1e-12)
+    assert memory.value("decode_step_seconds") == pytest.approx(4.004096e-3, rel=1e-12)
+    assert memory.value("decode_bound") == "memory"
+    assert memory.value("tokens_per_second_per_sequence") == pytest.approx(1 / 4.004096e-3,
+                                                                            rel=1e-12)
+
+
 def test_estimates_name_the_assumptions_they_rest_on() -> None:
     from planner.quantities import ROW_BY_NAME, assumptions_used
 

@@ -47,6 +47,17 @@ def test_compound_operands_are_parenthesised() -> None:
     assert (a - (b - c)).evaluate(DictEnv({("q", "a"): 1, ("q", "b"): 2, ("q", "c"): 3})) == 2
 
 
+def test_brackets_that_change_the_value_are_written() -> None:
+    """Rendered, not only evaluated: without its brackets each would mean something else."""
+    a, b, c = Ref("q", "a"), Ref("q", "b"), Ref("q", "c")
+    env = DictEnv({("q", "a"): 1, ("q", "b"): 2, ("q", "c"): 3})
+    assert (a - (b - c)).render(Names()) == "a-(b-c)"  # a-b-c would be -4, not 2
+    assert (a - (b - c)).evaluate(env) == 2
+    assert ((a - b) ** c).render(Names()) == "(a-b)^c"  # a-b^c would be -7, not -1
+    assert ((a - b) ** c).evaluate(env) == -1
+    assert (a / (b / c)).render(Names()) == "a/(b/c)"
+
+
 def test_text_literals_are_quoted_for_excel() -> None:
     assert Ref("q", "x").eq('say "hi"').render(Names()) == 'x="say ""hi"""'
 

@@ -18,11 +18,11 @@ from openpyxl.utils import get_column_letter
 
 from planner.assumptions import ASSUMPTIONS
 from planner.build import WORKBOOK_NAME, run_build
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, DEFAULT_SERVERS, DEFAULT_WORKLOADS
 from planner.cli import cli
 from planner.errors import PlannerError
 from planner.grid import DEFAULT_GRID
-from tests.recalc import recalculate
+from tests.recalc import recalculate, recalculate_gnumeric
 from tests.workbook_dump import dump
 
 DATA = Path(__file__).parent / "data"
@@ -54,21 +54,21 @@ def formula_cells(path: Path):
                     yield ws.title, cell.coordinate, cell.value
 
 
-def same(a: object, b: object) -> bool:
+def same(a: object, b: object, abs_tol: float = 1e-9) -> bool:
     if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str):
         return a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=abs_tol)
     return a == b
 
 
-def compare(expected: Path, actual: Path) -> list[str]:
+def compare(expected: Path, actual: Path, abs_tol: float = 1e-9) -> list[str]:
     """Formula cells whose values differ between two workbooks (data_only)."""
     exp, act = load_workbook(expected, data_only=True), load_workbook(actual, data_only=True)
     bad = []
     for sheet, coord, formula in formula_cells(expected):
         a, b = exp[sheet][coord].value, act[sheet][coord].value
-        if not same(a, b):
+        if not same(a, b, abs_tol):
             bad.append(f"{sheet}!{coord} {formula[:80]}: {a!r} vs {b!r}")
     return bad
 
@@ -119,6 +119,53 @@ def test_editing_a_named_input_equals_rebuilding_with_set(small_workbook, tmp_pa
     assert compare(rebuilt, recalculated) == []
     # and the edit really moved the numbers
     assert compare(small_workbook, rebuilt) != []
+
+
+# Gnumeric, a second engine: it reads a copy with no cached formula value at all, so every value
+# it writes is its own. Its xlsx has no default cell style, which openpyxl warns about.
+GNUMERIC_STYLES = "ignore:Workbook contains no default style:UserWarning"
+
+
+@pytest.mark.gnumeric
+@pytest.mark.filterwarnings(GNUMERIC_STYLES)
+def test_default_workbook_cached_values_equal_gnumeric(default_workbook, tmp_path) -> None:
+    recalculated = recalculate_gnumeric(default_workbook, tmp_path)
+    mismatches = compare(default_workbook, recalculated, abs_tol=0.0)  # relative 1e-9 only
+    assert sum(1 for _ in formula_cells(default_workbook)) > 150_000
+    assert mismatches == [], "\n".join(mismatches[:20])
+
+
+@pytest.mark.gnumeric
+@pytest.mark.filterwarnings(GNUMERIC_STYLES)
+def test_editing_a_named_input_in_gnumeric_equals_rebuilding_with_set(tmp_path) -> None:
+    # Two workloads: Gnumeric's INDEX gives #REF! on a one-cell range where Excel and
+    # LibreOffice give the cell, so a catalog of one entry cannot be compared there.
+    catalog = yaml.safe_load(DEFAULT_WORKLOADS.read_text())
+    rag = catalog["workloads"]["rag-8b-long-context"]
+    catalog["workloads"] = {"rag-a": rag, "rag-b": {**rag, "rate_rps": 5}}
+    workloads = tmp_path / "workloads.yaml"
+    workloads.write_text(yaml.safe_dump(catalog, sort_keys=False))
+    gpus = yaml.safe_load(SMALL["gpus_path"].read_text())["gpus"]
+    catalog = yaml.safe_load(DEFAULT_SERVERS.read_text())
+    catalog["servers"] = {k: s for k, s in catalog["servers"].items() if s["gpu"] in gpus}
+    servers = tmp_path / "servers.yaml"
+    servers.write_text(yaml.safe_dump(catalog, sort_keys=False))
+
+    def small(out: Path, overrides: dict) -> Path:
+        run_build(SMALL["models_path"], SMALL["gpus_path"], SMALL["grid_path"], out, overrides,
+                  None, workloads_path=workloads, servers_path=servers)
+        return out / WORKBOOK_NAME
+
+    original = small(tmp_path / "original", {})
+    wb = load_workbook(original)
+    named_cell(wb, "gpu_memory_utilization").value = 0.8
+    edited = tmp_path / "edited" / "capacity-plan.xlsx"
+    edited.parent.mkdir()
+    wb.save(edited)
+    recalculated = recalculate_gnumeric(edited, tmp_path / "recalculated")
+    rebuilt = small(tmp_path / "rebuilt", {"gpu_memory_utilization": 0.8})
+    assert compare(rebuilt, recalculated, abs_tol=0.0) == []
+    assert compare(original, rebuilt) != []
 
 
 # --- what a previewer that cannot calculate sees ---------------------------------------------
@@ -305,7 +352,7 @@ def test_native_charts_carry_cached_points(small_workbook) -> None:
     """Previewers draw charts from the cache in the chart part, not from cell formulas."""
     with zipfile.ZipFile(small_workbook) as zf:
         charts = [zf.read(n).decode() for n in zf.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 4  # three on Charts, the cost breakdown on Budget
+    assert len(charts) == 5  # three on Charts, cost breakdown on Budget, tornado on Sensitivity
     for xml in charts:
         series = xml.count("<ser>")
         assert series >= 1
