@@ -47,9 +47,9 @@ ASSUMPTIONS = {"engine": "none", "memory_basis": "marketed", "overhead_gib_per_g
 
 
 def world(tmp_path, workload=None, server=None):  # type: ignore[no-untyped-def]
+    entry = {k: v for k, v in {**WORKLOAD, **(workload or {})}.items() if v is not None}
     files = {"models": {"m": MODEL}, "gpus": {"g": GPU},
-             "servers": {"s": {**SERVER, **(server or {})}},
-             "workloads": {"w": {**WORKLOAD, **(workload or {})}}}
+             "servers": {"s": {**SERVER, **(server or {})}}, "workloads": {"w": entry}}
     paths = {}
     for section, entries in files.items():
         paths[section] = tmp_path / f"{section}.yaml"
@@ -241,3 +241,60 @@ def test_a_server_of_an_unknown_gpu_and_a_rack_below_one_server(tmp_path) -> Non
     servers = load_servers(paths["servers"], gpus)
     with pytest.raises(CatalogError, match="more than rack_power_kw"):
         size_all(workloads, models, gpus, servers, {**ASSUMPTIONS, "rack_power_kw": 5.0})
+
+
+def test_worked_example_at_tp2_with_all_reduce(tmp_path) -> None:
+    """The same world's TP 2 candidate: weights and KV heads split over two GPUs, two
+    all-reduces per layer, a replica of two GPUs."""
+    models, gpus, servers, workloads, _ = world(tmp_path)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    row = next(r for r in sized.rows if r.candidate.tp == 2)
+    v = row.value
+    bw, flops = 2e12 * 0.8, 1e15 * 0.5
+    assert v("weight_bytes_per_gpu") == 1e9
+    assert v("kv_bytes_per_token_per_gpu") == 40960 / 2  # 4 of 8 KV heads per GPU
+    pool = 80e9 * 0.9 - 1e9
+    assert v("max_sequences") == int(pool / (20480 * 1200))
+    latency = 2 * 10 * 10e-6  # 2 all-reduces x 10 layers x 10 µs
+    traffic = 2 * 10 * 2 * (2 - 1) / 2 * 1024 * 2 / 400e9  # per sequence: hidden x 2 B
+    assert v("step_fixed_seconds") == pytest.approx(10 * 30e-6 + latency)
+    prefill = (2 * 1e9 * 1000 + 2 * 8 * 128 * 10 * 1000**2 / 2) / (2 * flops) \
+        + 2 * 10 * (10e-6 + 1000 * 1024 * 2 / 400e9)
+    assert v("prefill_compute_seconds") == pytest.approx(prefill)
+    per_seq = traffic + prefill / 200
+    kv_read = 20480 * 1100
+    b_mem = (0.02 - 10 * 30e-6 - latency - 1e9 / bw) / (kv_read / bw + per_seq)
+    assert v("batch_memory_all_experts") == pytest.approx(b_mem)
+    b = min(int(b_mem), 256)
+    assert v("batch_chosen") == b
+    tpot = 10 * 30e-6 + max((1e9 + b * kv_read) / bw,
+                            b * (2e9 + 4 * 8 * 128 * 10 * 1100) / 2 / flops) \
+        + 2 * 10 * (10e-6 + b * 1024 * 2 / 400e9) + b / 200 * prefill
+    assert v("itl_seconds") == pytest.approx(tpot)
+    assert v("gpus") == v("replicas") * 2
+    assert v("replicas_per_server") == 4
+
+
+def test_worked_example_tokens_per_day_fills_servers_and_racks(tmp_path) -> None:
+    """A workload given as tokens per day with a peak factor, large enough to need several
+    servers and racks: the rack holds as many 10 kW servers as 40.8 kW allows (4)."""
+    models, gpus, servers, workloads, _ = world(tmp_path, workload={
+        "rate_rps": None, "tokens_per_day": 2_000_000_000_000, "peak_to_average": 2.0,
+        "spare_replicas": 0})
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    c = sized.choice
+    v = c.value
+    rate = 2e12 / 86400 / 1200 * 2.0
+    assert v("rate_requests_per_second") == pytest.approx(rate)
+    assert v("average_requests_per_second") == pytest.approx(rate / 2)
+    per_replica = v("requests_per_second_per_replica")
+    replicas = max(math.ceil(rate / (per_replica * 0.8)), v("replicas_for_ttft"), 1)
+    assert v("replicas") == replicas
+    per_server = 8 // c.candidate.tp
+    assert v("servers") == math.ceil(replicas / per_server)
+    assert v("racks") == math.ceil(v("servers") / 4)
+    assert v("racks") >= 2
+    tokens_out = rate / 2 * 200 * 8760 * 3600
+    share = v("prefill_time_share")
+    assert v("usd_per_million_output_tokens") == pytest.approx(
+        v("annual_cost_usd") * (1 - share) / tokens_out * 1e6)
