@@ -11,7 +11,18 @@ from planner.assumptions import resolve
 from planner.catalog import MODEL_TEXT_INPUTS, Catalog, Entry, Gpu, Model
 from planner.engines import ENGINES
 from planner.errors import ArgumentError
-from planner.expr import Column, Same, Value, classify, evaluate_column
+from planner.expr import (
+    BinOp,
+    Column,
+    Expr,
+    Func,
+    Memo,
+    Neg,
+    Same,
+    Value,
+    classify,
+    evaluate_column,
+)
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES, Quantity
 
@@ -133,6 +144,55 @@ class EvaluatedRow:
         return self.values[_ROW_INDEX[name]]
 
 
+_VARYING = ("tp", "context", "batch", "prompt", "output")  # scenario numbers (columns)
+MEMO_KEYS = 256  # values a memo keeps per subexpression before it starts again
+
+
+def _depends(e: Expr, found: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The scenario fields an expression's value depends on (through other quantities)."""
+    out: set[str] = set()
+    for kind, name in e.refs():
+        if kind == "q":
+            if name not in found:
+                found[name] = _depends(ROW_BY_NAME[name].expr, found)
+            out |= found[name]
+        elif kind == "var":
+            out.add(name)
+        elif kind in ("model", "gpu", "weights", "kv"):  # the scenario's choice of each
+            out.add(kind)
+    return frozenset(out)  # assumptions and the engine are the same throughout a plan
+
+
+def _hoisted(e: Expr, found: dict[str, frozenset[str]]) -> Expr:
+    """`e` with each largest subexpression that does not depend on context or batch wrapped in
+    a Memo (nested: inside one that depends on prompt or output, those that do not)."""
+    if not isinstance(e, BinOp | Neg | Func):
+        return e
+    deps = _depends(e, found)
+    if not deps & {"context", "batch", "prompt", "output"}:
+        return Memo(e, tuple(sorted(deps)))
+    if isinstance(e, BinOp):
+        inner: Expr = BinOp(e.op, _hoisted(e.left, found), _hoisted(e.right, found))
+    elif isinstance(e, Neg):
+        inner = Neg(_hoisted(e.operand, found))
+    else:
+        inner = Func(e.name, tuple(_hoisted(a, found) for a in e.args))
+    if not deps & {"context", "batch"}:
+        return Memo(inner, tuple(sorted(deps)))
+    return inner
+
+
+_BLOCK_EXPRS: dict[str, Expr] = {}
+
+
+def _block_exprs() -> dict[str, Expr]:
+    """Each row quantity's expression as blocks evaluate it (Memo-wrapped, same values)."""
+    if not _BLOCK_EXPRS:
+        found: dict[str, frozenset[str]] = {}
+        _BLOCK_EXPRS.update({q.name: _hoisted(q.expr, found) for q in ROW_QUANTITIES})
+    return _BLOCK_EXPRS
+
+
 class BlockEnv:
     """Every row quantity over a block of configurations at once, as columns: one list of
     values per quantity (or one value when every row has the same). The block's rows share
@@ -140,7 +200,8 @@ class BlockEnv:
     leaves are looked up once; each value equals ``RowEnv.value`` for its row exactly."""
 
     def __init__(self, scenarios: Sequence[Scenario], model: ModelEnv, gpu: Entry,
-                 assumptions: Mapping[str, float | str]) -> None:
+                 assumptions: Mapping[str, float | str],
+                 memos: dict[int, dict[tuple[object, ...], Column]] | None = None) -> None:
         first = scenarios[0]
         for s in scenarios:
             if (s.model, s.gpu, s.weights, s.kv) != (first.model, first.gpu, first.weights,
@@ -150,22 +211,49 @@ class BlockEnv:
         self.size = len(scenarios)
         self.first = RowEnv(first, model, gpu, assumptions)
         self.columns: dict[str, Column] = {}
+        self.leaves: dict[tuple[str, str], Column] = {}
+        self.memos = memos  # shared by the blocks of one plan (same catalogs and assumptions)
 
     def column(self, kind: str, name: str) -> Column:
         if kind == "q":
             return self.quantity(name)
-        if kind == "var":
-            values = [getattr(s, name) for s in self.scenarios]
-            head = values[0]
-            if all(v == head and type(v) is type(head) for v in values):
-                return Same(head)
-            return classify(values)
-        return Same(self.first.lookup(kind, name))
+        key = (kind, name)
+        col = self.leaves.get(key)
+        if col is None:
+            if kind == "var":
+                values = [getattr(s, name) for s in self.scenarios]
+                head = values[0]
+                if all(v == head and type(v) is type(head) for v in values):
+                    col = Same(head)
+                else:
+                    col = classify(values)
+            else:
+                col = Same(self.first.lookup(kind, name))
+            self.leaves[key] = col
+        return col
 
     def quantity(self, name: str) -> Column:
         col = self.columns.get(name)
         if col is None:
-            col = self.columns[name] = evaluate_column(ROW_BY_NAME[name].expr, self)
+            col = self.columns[name] = evaluate_column(_block_exprs()[name], self)
+        return col
+
+    def memo(self, e: Memo, rows: list[int] | None) -> Column:
+        """A subexpression's column, reused from an earlier block of the same evaluator when
+        the scenario fields it depends on are the same in both (and in every row of each)."""
+        if self.memos is None or not all(isinstance(self.column("var", f), Same)
+                                         for f in e.fields if f in _VARYING):
+            return evaluate_column(e.expr, self, rows)
+        first = self.first.scenario
+        key = tuple(getattr(first, f) for f in e.fields)
+        seen = self.memos.get(id(e))
+        if seen is None:
+            seen = self.memos[id(e)] = {}
+        col = seen.get(key)
+        if col is None:
+            if len(seen) >= MEMO_KEYS:
+                seen.clear()
+            col = seen[key] = evaluate_column(e.expr, self)
         return col
 
     def all(self) -> list[Column]:

@@ -434,15 +434,11 @@ _last_report: dict[str, float] = {}
 
 
 def _progress(stage: str, done: int, total: int) -> None:
-    """Progress on stderr, at most a line a second, so long builds show they are alive."""
-    import time
+    """A progress bar on stderr for builds over a few seconds (rows done, rate, time left);
+    nothing when stderr is not a terminal (planner.progress)."""
+    from planner.progress import report
 
-    now = time.monotonic()
-    if done and now - _last_report.get(stage, 0) < 1.0:
-        return
-    _last_report[stage] = now
-    share = f" {done:,}/{total:,} ({100 * done / total:.0f}%)" if total > 1 else ""
-    click.echo(f"  {stage}{share}", err=True)
+    report(stage, done, total)
 
 
 def main() -> None:

@@ -410,6 +410,29 @@ class DictEnv:
 # ``evaluate`` row by row (the same scalar functions; fast paths only where they provably agree)
 # --------------------------------------------------------------------------------------------
 
+@dataclass(frozen=True, eq=False)
+class Memo(Expr):
+    """A subexpression whose value depends only on the named scenario fields (and on what does
+    not vary within a plan): a columnar evaluator may reuse its value while they stay the same.
+    Evaluates and renders as the subexpression itself."""
+
+    expr: Expr
+    fields: tuple[str, ...]
+
+    def evaluate(self, env: Env) -> Value:
+        return self.expr.evaluate(env)
+
+    def render(self, r: Renderer) -> str:
+        return self.expr.render(r)
+
+    def children(self) -> Sequence[Expr]:
+        return (self.expr,)
+
+    @property
+    def compound(self) -> bool:
+        return self.expr.compound
+
+
 class Same:
     """A column whose every row holds one value, kept once."""
 
@@ -437,6 +460,8 @@ class ColumnEnv(Protocol):
     size: int
 
     def column(self, kind: str, name: str) -> Column: ...
+
+    def memo(self, e: Memo, rows: list[int] | None) -> Column: ...
 
 
 def classify(values: list) -> Column:  # type: ignore[type-arg]
@@ -545,6 +570,8 @@ def evaluate_column(e: Expr, env: ColumnEnv, rows: list[int] | None = None) -> C
         return classify([_arith("-", 0, x) for x in a])
     if t is Func:
         return _func_column(e, env, rows, n)  # type: ignore[arg-type]
+    if t is Memo:
+        return env.memo(e, rows)  # type: ignore[arg-type]
     raise TypeError(f"cannot evaluate {t.__name__} by columns")
 
 

@@ -175,7 +175,26 @@ def budget_context(plan: Plan) -> dict[str, object]:
             "discount": f"{100 * float(a['discount_rate']):g} %",
             "utilisation": f"{100 * float(a['target_utilisation']):g} %", "engine": a["engine"]}
     return {"budget": cards, "budget_totals": totals, "site": site,
-            "stale_months": STALE_MONTHS, "sensitivity": sensitivity_context(plan)}
+            "stale_months": STALE_MONTHS, "sensitivity": sensitivity_context(plan),
+            "scenarios": scenario_rows(plan)}
+
+
+@dataclass(frozen=True)
+class ScenarioRow:
+    name: str
+    description: str
+    changes: str
+    tco: str
+    per_million: str
+
+
+def scenario_rows(plan: Plan) -> list[ScenarioRow]:
+    rows = []
+    for s, totals in zip(plan.scenarios, plan.scenario_totals, strict=True):
+        changes = ", ".join(f"{k} {_setting(k, v)}" for k, v in s.changes.items()) or "none"
+        rows.append(ScenarioRow(s.name, s.description, changes, money(totals["tco_usd"]),
+                                money(totals["usd_per_million_output_tokens"])))
+    return rows
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from planner.assumptions import ASSUMPTIONS
 from planner.calc import Evaluated, Scenario
@@ -29,6 +30,7 @@ from planner.html_budget import budget_context
 from planner.method import readable_formula
 from planner.plan import Plan
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, assumptions_used
+from planner.summary import Pick
 from planner.svgcharts import Band, Series, bar_chart, format_si, line_chart
 from planner.units import GB
 
@@ -142,11 +144,9 @@ def reference_context(plan: Plan) -> int:
     return min(contexts, key=lambda c: (abs(c - plan.view.context), c))
 
 
-def rows_where(plan: Plan, model: str, **fields: object) -> list[Evaluated]:
-    prompt = grid_prompt(plan)
-    return [env for env in plan.rows if env.scenario.model == model
-            and env.scenario.prompt == prompt
-            and all(getattr(env.scenario, k) == v for k, v in fields.items())]
+def picked(plan: Plan, pick: Pick | None) -> Evaluated | None:
+    """The row a selection over the grid picked (``Plan.summary``), evaluated again."""
+    return None if pick is None else plan.row_env(pick.scenario)
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,8 @@ def reference_row(plan: Plan, model: str) -> Reference | None:
     others = sorted((c for c in plan.grid.axes["context"] if c != ref), reverse=True)
     for context in [ref, *others]:
         for b in sorted(plan.grid.axes["batch"], reverse=True):
-            rows = rows_where(plan, model, batch=b, context=context)
-            best = cheapest(in_policy(rows) or rows)
+            group = plan.summary.group(model, context, b)  # cheapest(in_policy(rows) or rows)
+            best = picked(plan, group.cheapest_in if group.rows_in else group.cheapest_out)
             if best is not None:
                 why = f"cheapest that fits {b} sequences of {tokens_label(context)} tokens"
                 if (b, context) != (batch, ref):
@@ -215,19 +215,22 @@ class ModelAnswers:
     answers: list[Answer]
 
 
-def _nothing_fits(plan: Plan, rows: list[Evaluated], batch: int, context: int) -> str:
+def _nothing_fits(plan: Plan, rows: int, most_pick: Pick | None, batch: int,
+                  context: int) -> str:
+    """`rows`: how many rows there are; `most_pick`: the first with the most sequences."""
     text = f"Nothing in the grid fits {batch} sequences of {tokens_label(context)} tokens"
-    if not rows:
+    most = picked(plan, most_pick)
+    if not rows or most is None:
         return text + "; TP cannot shard the model on any GPU in the grid."
-    most = max(rows, key=lambda e: number(e, "max_sequences"))
     if not number(most, "max_sequences") > 0:
         return text + "; the weights do not fit any configuration."
     return (text + f"; at most {bare(most, 'max_sequences')} on "
             f"{config_text(plan, most.scenario)}.")
 
 
-def _alternative(plan: Plan, best: Evaluated | None, rows: list[Evaluated]) -> str:
-    alt = cheapest(out_of_policy(rows))
+def _alternative(plan: Plan, best: Evaluated | None, alt_pick: Pick | None) -> str:
+    """`alt_pick`: the cheapest fitting row outside the precision policy."""
+    alt = picked(plan, alt_pick)
     if alt is None or (best is not None and number(alt, "cost_per_million_tokens")
                        >= number(best, "cost_per_million_tokens")):
         return ""
@@ -236,15 +239,19 @@ def _alternative(plan: Plan, best: Evaluated | None, rows: list[Evaluated]) -> s
 
 
 def answer_at(plan: Plan, model: str, context: int) -> Answer:
+    """The rows of `model` at `context` and the headline batch: those in the precision policy
+    when there are any (then a cheaper quantized row is named as the alternative), else all."""
     batch = headline_batch(plan)
-    every = rows_where(plan, model, batch=batch, context=context)
-    rows = in_policy(every) or every
-    best = cheapest(rows)
-    count = f"{len(fitting(rows))} of {len(rows)}"
-    alternative = _alternative(plan, best, every) if rows is not every else ""
+    g = plan.summary.group(model, context, batch)
+    policy = g.rows_in > 0
+    best = picked(plan, g.cheapest_in if policy else g.cheapest_out)
+    count = f"{g.fit_in if policy else g.fit} of {g.rows_in if policy else g.rows}"
+    alternative = _alternative(plan, best, g.cheapest_out) if policy else ""
     if best is None:
         return Answer(tokens_label(context), "", "", "", "", "", "", "", count,
-                      _nothing_fits(plan, rows, batch, context), alternative)
+                      _nothing_fits(plan, g.rows_in if policy else g.rows,
+                                    g.most_in if policy else g.most, batch, context),
+                      alternative)
     return Answer(tokens_label(context), scenario_key(best.scenario),
                   replica_text(plan, best.scenario), formats_text(best.scenario),
                   text(best, "max_sequences"),
@@ -278,21 +285,22 @@ class FitRow:
 
 def gpu_columns(plan: Plan) -> list[tuple[str, int]]:
     """(GPU, TP) pairs of the grid that at least one row uses."""
-    used = {(env.scenario.gpu, env.scenario.tp) for env in plan.rows}
+    used = plan.summary.replicas_used
     return [(g, tp) for g in plan.grid.axes["gpus"] for tp in sorted(plan.grid.axes["tp"])
             if (g, tp) in used]
 
 
 def fit_cell(plan: Plan, model: str, gpu: str, tp: int) -> FitCell:
-    rows = rows_where(plan, model, gpu=gpu, tp=tp, batch=headline_batch(plan))
-    if not rows:
+    """The longest context at which a row fits at the headline batch, with the first weight
+    format (in grid order) that fits there."""
+    summary = plan.summary
+    if (model, gpu, tp) not in summary.fit_present:
         return FitCell("TP does not shard", "skipped")
     for context in sorted(plan.grid.axes["context"], reverse=True):
-        fits = [e for e in fitting(rows) if e.scenario.context == context]
-        if fits:
-            order = {w: i for i, w in enumerate(plan.grid.axes["weights"])}
-            first = min(fits, key=lambda e: order[e.scenario.weights])
-            return FitCell(f"{tokens_label(context)} · {fmt_id(first.scenario.weights)}", "fits")
+        order = summary.fit_weights.get((model, gpu, tp, context))
+        if order is not None:
+            weights = plan.grid.axes["weights"][order]
+            return FitCell(f"{tokens_label(context)} · {fmt_id(weights)}", "fits")
     return FitCell("does not fit", "nofit")
 
 
@@ -518,22 +526,13 @@ def concurrency_chart(plan: Plan, quantity: str, title: str, y_label: str) -> Ch
     return Chart(Markup(svg), caption)
 
 
-def cheapest_per_replica(rows: Iterable[Evaluated]) -> list[Evaluated]:
-    """For each GPU × TP, its cheapest fitting format; cheapest first."""
-    best: dict[tuple[str, int], Evaluated] = {}
-    for env in fitting(rows):
-        key = (env.scenario.gpu, env.scenario.tp)
-        best[key] = cheapest([best.get(key, env), env]) or env
-    return sorted(best.values(), key=lambda e: number(e, "cost_per_million_tokens"))
-
-
 def cost_chart(plan: Plan) -> Chart:
     """Cost per million tokens of each GPU × TP (cheapest fitting format) for the view model."""
     context, batch = reference_context(plan), headline_batch(plan)
-    rows = rows_where(plan, plan.view.model, context=context, batch=batch)
-    ranked = cheapest_per_replica(rows)
-    bars = [(f"{replica_text(plan, e.scenario)} · {formats_text(e.scenario)}",
-             number(e, "cost_per_million_tokens")) for e in ranked[:MAX_COST_BARS]]
+    summary = plan.summary  # each GPU × TP's cheapest fitting row, in order of the first
+    ranked = sorted(summary.cost_cheapest.values(), key=lambda p: p.number)
+    bars = [(f"{replica_text(plan, p.scenario)} · {formats_text(p.scenario)}", p.number)
+            for p in ranked[:MAX_COST_BARS]]
     quantity = ROW_BY_NAME["cost_per_million_tokens"]
     setup = (f"{batch} sequences of {tokens_label(context)} tokens; each GPU × TP with its "
              "cheapest weight / KV format that fits.")
@@ -543,7 +542,7 @@ def cost_chart(plan: Plan) -> Chart:
                     value_format=lambda v: value_text(v, quantity),
                     description=f"{setup} The cheapest configuration is highlighted.",
                     highlight_label="cheapest (orange bar, bold label)")
-    replicas = len({(e.scenario.gpu, e.scenario.tp) for e in rows})
+    replicas = len(summary.cost_replicas)
     shown = f" (the {MAX_COST_BARS} cheapest shown)" if len(ranked) > MAX_COST_BARS else ""
     caption = f"{setup} {len(ranked)} of {replicas} GPU × TP configurations fit{shown}."
     return Chart(Markup(svg), caption)
@@ -648,16 +647,38 @@ def method_rows() -> list[MethodRow]:
 class SourceRow:
     id: str
     name: str
-    source: str
-    extra: str
+    source: Markup
+    extra: Markup
+
+
+URL = re.compile(r"(https://[^\s;,)\]]+|\b(?:[a-z0-9-]+\.)+(?:com|org|io|ai|net|dev|co)"
+                 r"(?:/[^\s;,)\]]*)?)")
+
+
+def linked(text: str) -> Markup:
+    """Catalog text with its web addresses as links (the page fetches nothing: links only)."""
+    out, last = [], 0
+    for match in URL.finditer(text):
+        out.append(str(escape(text[last:match.start()])))
+        address = match.group(0).rstrip(".")
+        href = address if address.startswith("http") else "https://" + address
+        out.append(f'<a href="{escape(href)}">{escape(address)}</a>')
+        out.append(str(escape(match.group(0)[len(address):])))
+        last = match.end()
+    out.append(str(escape(text[last:])))
+    return Markup("".join(out))
 
 
 def catalog_rows(plan: Plan) -> tuple[list[SourceRow], list[SourceRow]]:
-    models = [SourceRow(e.id, e.name, e.source, e.text("notes"))
-              for e in plan.models.entries.values()]
-    gpus = [SourceRow(e.id, e.name, e.source, "; ".join(
-        t for t in (f"prices {e.text('price_date')}", e.text("price_source")) if t.strip()))
-        for e in plan.gpus.entries.values()]
+    """Sources of what this plan evaluated: the grid's models and GPUs and the workloads'."""
+    used_models = set(plan.grid.axes["models"]) | {s.workload.text("model") for s in plan.sized}
+    used_gpus = set(plan.grid.axes["gpus"]) | {e.candidate.gpu for s in plan.sized
+                                               for e in s.rows}
+    models = [SourceRow(e.id, e.name, linked(e.source), linked(e.text("notes")))
+              for e in plan.models.entries.values() if e.id in used_models]
+    gpus = [SourceRow(e.id, e.name, linked(e.source), linked("; ".join(
+        t for t in (f"prices {e.text('price_date')}", e.text("price_source")) if t.strip())))
+        for e in plan.gpus.entries.values() if e.id in used_gpus]
     return models, gpus
 
 

@@ -167,23 +167,43 @@ def base_totals(sized: list[Sized]) -> dict[str, float]:
     return _fleet_total([s.choice for s in sized if s.choice is not None])
 
 
-class SubstitutingRenderer:
-    """Renders a chosen fleet row's quantity with one input replaced by a cell: quantities that
-    read the input are re-rendered inline, the others read the chosen row's cell."""
+def totals_with(sized: list[Sized], assumptions: Mapping[str, float | str],
+                changes: Mapping[str, float]) -> dict[str, float]:
+    """The totals for the chosen configurations with some inputs changed (a scenario)."""
+    values: dict[str, float | str] = dict(assumptions)
+    factor = 1.0
+    for name, value in changes.items():
+        if name == SERVER_PRICE:
+            factor = value
+        else:
+            values[name] = value
+    return _fleet_total([rerun(s.choice, values, factor) for s in sized
+                         if s.choice is not None])
 
-    def __init__(self, base: object, leaf: tuple[str, str], cell: str) -> None:
+
+class SubstitutingRenderer:
+    """Renders a chosen fleet row's quantity with inputs replaced by cells: quantities that read
+    a replaced input are re-rendered inline, the others read the chosen row's cell."""
+
+    def __init__(self, base: object, leaf: tuple[str, str] | None = None, cell: str = "",
+                 cells: Mapping[tuple[str, str], str] | None = None) -> None:
         self.base = base  # a renderer of the chosen row (ref(kind, name) -> text)
-        self.leaf = leaf
-        self.cell = cell
+        self.cells = dict(cells or {})
+        if leaf is not None:
+            self.cells[leaf] = cell
+
+    def _touched(self, name: str) -> bool:
+        return any(depends_on(name, leaf) for leaf in self.cells)
 
     def ref(self, kind: str, name: str) -> str:
-        if (kind, name) == self.leaf:
+        cell = self.cells.get((kind, name))
+        if cell is not None:
             if kind == "server":  # a price factor: the row's price times the factor cell
-                return f"({self.base.ref(kind, name)}*{self.cell})"  # type: ignore[attr-defined]
-            return self.cell
-        if kind == "q" and depends_on(name, self.leaf):
+                return f"({self.base.ref(kind, name)}*{cell})"  # type: ignore[attr-defined]
+            return cell
+        if kind == "q" and self._touched(name):
             return "(" + QUANTITY_BY_NAME[name].expr.render(self) + ")"
-        if kind == "var" and name == "batch" and depends_on("batch_chosen", self.leaf):
+        if kind == "var" and name == "batch" and self._touched("batch_chosen"):
             return "(" + QUANTITY_BY_NAME["batch_chosen"].expr.render(self) + ")"
         return str(self.base.ref(kind, name))  # type: ignore[attr-defined]
 

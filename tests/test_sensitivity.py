@@ -64,3 +64,33 @@ def test_server_prices_move_capex_in_proportion(swings) -> None:
     swing = next(s for s in rows if s.driver.name == "server_price_factor")
     capex = sum(float(s.choice.value("capex_usd")) for s in sized)
     assert swing.high["tco_usd"] - swing.low["tco_usd"] == pytest.approx(capex * (1.3 - 0.8))
+
+
+def test_a_scenario_total_is_the_plan_with_its_changes(swings) -> None:
+    from planner.scenarios import load_scenarios, scenario_totals
+
+    sized, _ = swings
+    scenarios = {s.name: s for s in load_scenarios()}
+    cheap = scenarios["cheap-power"]
+    [totals] = scenario_totals(sized, resolve(), [cheap])
+    assert totals["tco_usd"] == pytest.approx(total_tco(
+        *(f"{k}={v}" for k, v in cheap.changes.items())))
+    [base] = scenario_totals(sized, resolve(), [scenarios["base"]])
+    assert base == pytest.approx(base_totals(sized))
+
+
+@pytest.mark.parametrize("changes,message", [
+    ("{electricty_usd_per_kwh: 0.1}", "did you mean 'electricity_usd_per_kwh'"),
+    ("{pue: 0.5}", "out of range"),
+    ("{server_price_factor: -1}", "positive multiplier"),
+    ("{engine: sglang}", "not an input a scenario can change"),
+])
+def test_bad_scenarios_get_located_errors(tmp_path, changes: str, message: str) -> None:
+    from planner.errors import CatalogError
+    from planner.scenarios import load_scenarios
+
+    path = tmp_path / "scenarios.yaml"
+    path.write_text(f"scenarios:\n  s:\n    description: x\n    changes: {changes}\n")
+    with pytest.raises(CatalogError, match=message) as caught:
+        load_scenarios(path)
+    assert "scenarios.yaml" in str(caught.value)

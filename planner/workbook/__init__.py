@@ -1,7 +1,8 @@
 """The workbook: every derived number a live formula, with Python's value cached in it.
 
 One function per sheet; ``write_workbook`` creates them in reading order, names the inputs,
-saves with openpyxl's write-only writer and injects the cached values.
+saves with openpyxl's write-only writer and injects the cached values; the Grid's rows are
+evaluated and streamed into the package at that point (``grid_sheet.GridStream``).
 """
 
 from __future__ import annotations
@@ -44,17 +45,19 @@ from planner.workbook.layout import (
     GRID,
     METHOD,
     MODELS,
+    SCENARIOS,
     SENSITIVITY,
     SERVERS,
     VIEW_DATA,
     WORKLOADS,
 )
 from planner.workbook.method_sheet import write_method
+from planner.workbook.scenarios_sheet import write_scenarios
 from planner.workbook.sensitivity_sheet import write_sensitivity
 from planner.workbook.view_sheets import view_envs, write_capacity, write_charts, write_view_data
 
-SHEET_ORDER = [ABOUT, BUDGET, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS, SERVERS,
-               ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
+SHEET_ORDER = [ABOUT, BUDGET, SCENARIOS, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS,
+               SERVERS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -79,6 +82,7 @@ def write_workbook(plan: Plan, path: Path,
         blocks = write_fleet(writers[FLEET], plan)
         picks = write_budget(writers[BUDGET], plan, blocks, name)
         write_sensitivity(writers[SENSITIVITY], plan, blocks, picks, plan.swings)
+        write_scenarios(writers[SCENARIOS], plan, blocks, picks)
         write_method(writers[METHOD])
         write_about(writers[ABOUT], plan)
     except BaseException:
@@ -94,5 +98,6 @@ def write_workbook(plan: Plan, path: Path,
         wb.save(bare)
         if progress:
             progress("caching values", 0, 1)
-        inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached})
-    return sum(len(w.cached) for w in writers.values())
+        inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached},
+               {t: w.stream for t, w in writers.items() if w.stream is not None})
+    return sum(len(w.cached) + (w.stream.formulas if w.stream else 0) for w in writers.values())

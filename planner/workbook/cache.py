@@ -4,17 +4,22 @@ LibreOffice still recalculate on open (fullCalcOnLoad stays set).
 
 openpyxl writes ``<c r="A1" s="1"><f>...</f><v /></c>``; each such cell, in document order,
 receives the next recorded value: numbers as ``<v>``, text as ``t="str"``, booleans as
-``t="b"``, errors as ``t="e"``. Every other part of the package is copied byte for byte.
+``t="b"``, errors as ``t="e"``. Every other part of the package is copied byte for byte, except
+that a sheet may have rows streamed in (``streams``): the Grid's rows are written here, straight
+into the package, with their values already in place.
 """
 
 from __future__ import annotations
 
 import math
+import queue
 import re
 import shutil
+import threading
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 from xml.sax.saxutils import escape
 
 from planner.expr import Value, XlError
@@ -24,19 +29,41 @@ _FORMULA_CELL = re.compile(rb'<c r="([A-Z]+[0-9]+)"([^>]*)><f>([^<]*)</f>(?:<v ?
 _CHUNK = 8 << 20
 
 
-def _value_xml(value: Value) -> tuple[bytes, bytes]:
+def value_text(value: Value) -> tuple[str, str]:
     """(type attribute, <v> text) for a cached value."""
     if isinstance(value, XlError):
-        return b' t="e"', escape(value.code).encode()
+        return ' t="e"', escape(value.code)
     if isinstance(value, bool):
-        return b' t="b"', b"1" if value else b"0"
+        return ' t="b"', "1" if value else "0"
     if isinstance(value, str):
-        return b' t="str"', escape(value).encode()
+        return ' t="str"', escape(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            return b' t="e"', b"#NUM!"
-        return b"", repr(value).encode()
-    return b"", str(value).encode()
+            return ' t="e"', "#NUM!"
+        return "", repr(value)
+    return "", str(value)
+
+
+def _value_xml(value: Value) -> tuple[bytes, bytes]:
+    t, v = value_text(value)
+    return t.encode(), v.encode()
+
+
+def formula_parts(cell_xml: str) -> tuple[str, str, str]:
+    """A formula cell as openpyxl writes it (``<c ...><f>...</f><v></v></c>``) cut where
+    ``inject`` puts a value: `head` + type attribute + `body` + value text + `tail`."""
+    match = _FORMULA_CELL.fullmatch(cell_xml.encode())
+    if match is None:
+        raise ValueError(f"not a formula cell as openpyxl writes it: {cell_xml[:80]}")
+    ref, attrs, formula = (g.decode() for g in match.groups())
+    return f'<c r="{ref}"{attrs}', f"><f>{formula}</f><v>", "</v></c>"
+
+
+def with_value(cell_xml: str, value: Value) -> str:
+    """A formula cell as openpyxl writes it with `value` cached in it, as ``inject`` does."""
+    head, body, tail = formula_parts(cell_xml)
+    t, v = value_text(value)
+    return head + t + body + v + tail
 
 
 def sheet_parts(zf: zipfile.ZipFile) -> dict[str, str]:
@@ -91,17 +118,79 @@ def _patched(chunks: Iterator[bytes], values: Sequence[Value], part: str) -> Ite
         raise RuntimeError(f"{part}: {len(values)} cached values for {position} formula cells")
 
 
-def inject(src: Path, dst: Path, cached: Mapping[str, Sequence[Value]]) -> None:
-    """Copy `src` to `dst`, filling the formula cells of each titled sheet in `cached`."""
+def inject(src: Path, dst: Path, cached: Mapping[str, Sequence[Value]],
+           streams: Mapping[str, Iterable[bytes]] | None = None) -> None:
+    """Copy `src` to `dst`, filling the formula cells of each titled sheet in `cached`, and
+    writing the rows of each titled sheet in `streams` (XML, values in place) after the rows
+    it holds."""
+    streams = streams or {}
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         parts = sheet_parts(zin)
         wanted = {parts[title]: values for title, values in cached.items()}
+        extra = {parts[title]: rows for title, rows in streams.items()}
         for info in zin.infolist():
-            if info.filename not in wanted:
+            name = info.filename
+            if name not in wanted and name not in extra:
                 with zin.open(info) as fin, zout.open(info, "w") as fout:
                     shutil.copyfileobj(fin, fout, _CHUNK)
                 continue
             with zin.open(info) as fin, zout.open(info, "w", force_zip64=True) as fout:
                 chunks = iter(lambda: fin.read(_CHUNK), b"")
-                for piece in _patched(chunks, wanted[info.filename], info.filename):
-                    fout.write(piece)
+                pieces = _patched(chunks, wanted.get(name, ()), name)
+                if name not in extra:
+                    for piece in pieces:
+                        fout.write(piece)
+                    continue
+                # after patching: streamed rows carry their values; compressed in a thread
+                # (zlib lets other threads run) while the next rows are made
+                _write_behind(fout, _spliced(pieces, extra[name], name))
+
+
+_END_ROWS = b"</sheetData>"
+_QUEUED = 3  # pieces (about 2 MB each) waiting to be compressed
+
+
+def _write_behind(out: IO[bytes], pieces: Iterable[bytes]) -> None:
+    """Write `pieces` to `out` from a second thread, so that compressing one piece overlaps
+    making the next; errors on either side are raised here."""
+    waiting: queue.Queue[bytes | None] = queue.Queue(_QUEUED)
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        while (piece := waiting.get()) is not None:
+            if not failed:
+                try:
+                    out.write(piece)
+                except BaseException as exc:  # noqa: BLE001 (re-raised by the producer)
+                    failed.append(exc)
+
+    writer = threading.Thread(target=drain, name="write-behind", daemon=True)
+    writer.start()
+    try:
+        for piece in pieces:
+            if failed:
+                break
+            waiting.put(piece)
+    finally:
+        waiting.put(None)
+        writer.join()
+    if failed:
+        raise failed[0]
+
+
+def _spliced(chunks: Iterator[bytes], rows: Iterable[bytes], part: str) -> Iterator[bytes]:
+    """The part's bytes with `rows` written just before the end of its sheet data."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        cut = pending.find(_END_ROWS)
+        if cut >= 0:
+            yield pending[:cut]
+            yield from rows
+            yield pending[cut:]
+            yield from chunks
+            return
+        keep = len(_END_ROWS) - 1
+        yield pending[:-keep]
+        pending = pending[-keep:]
+    raise RuntimeError(f"{part}: no </sheetData> to write rows into")

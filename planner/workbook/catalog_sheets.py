@@ -16,7 +16,7 @@ from planner.formats import COMPUTE_PRECISIONS, KV_FORMATS, WEIGHT_FORMATS
 from planner.plan import Plan
 from planner.quantities import MODEL_BY_NAME
 from planner.workbook import styles
-from planner.workbook.cells import Formula, Input, SheetWriter, Styled, fitted_widths
+from planner.workbook.cells import Cell, Formula, Input, SheetWriter, Styled, fitted_widths
 from planner.workbook.layout import (
     ASSUMPTIONS as ASSUMPTIONS_SHEET,
 )
@@ -201,6 +201,18 @@ def _input_or_blank(entry: Entry, field: str) -> Input | None:
         if value is not None else Input(None)
 
 
+def write_table(w: SheetWriter, header: list[str], rows: list[list[Cell]]) -> None:
+    """A catalog table: columns as wide as their widest value, printed at full size with the
+    header row and the two id columns repeated, frozen at the first data cell."""
+    w.widths(fitted_widths(header, rows))  # widths and print setup precede the first row
+    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
+    w.ws.print_title_cols = "A:B"
+    w.ws.freeze_panes = "C2"
+    w.append([Styled(h, styles.HEADER) for h in header])
+    for cells in rows:
+        w.append(cells)
+
+
 def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
     header = []
     for col in MODEL_COLUMNS:
@@ -227,13 +239,7 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
             cells.append(Formula(qty.expr.formula(renderer), env.value(qty.name), fmt))
         cells += [Styled(entry.source), Styled(entry.text("notes"))]
         rows.append(cells)
-    w.widths(fitted_widths(header, rows))  # widths and print setup precede the first row
-    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
-    w.ws.print_title_cols = "A:B"
-    w.ws.freeze_panes = "C2"
-    w.append([Styled(h, styles.HEADER) for h in header])
-    for cells in rows:
-        w.append(cells)
+    write_table(w, header, rows)
     first, last = CATALOG_FIRST_ROW, w.row
     for i, col in enumerate(MODEL_COLUMNS):
         if col in ("name", "source", "notes"):
@@ -265,13 +271,7 @@ def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
             else:
                 cells.append(Styled(entry.text(col, entry.id if col == "name" else "")))
         rows.append(cells)
-    w.widths(fitted_widths(header, rows))  # widths and print setup precede the first row
-    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
-    w.ws.print_title_cols = "A:B"
-    w.ws.freeze_panes = "C2"
-    w.append([Styled(h, styles.HEADER) for h in header])
-    for cells in rows:
-        w.append(cells)
+    write_table(w, header, rows)
     for i, col in enumerate(GPU_COLUMNS):
         if col == "id" or (GPU_FIELDS.get(col) and GPU_FIELDS[col].kind in ("int", "number")):
             name(gpu_name(col), absolute_range(GPUS, get_column_letter(i + 1),

@@ -1,21 +1,28 @@
 """Writing rows to a write-only worksheet while remembering each formula's cached value.
 
 openpyxl writes formulas with an empty value; ``cache.inject`` later fills in the values
-recorded here, in the order the formula cells were written.
+recorded here, in the order the formula cells were written. A sheet may also take a stream of
+rows as XML (``SheetWriter.stream``), written after its other rows when the package is made:
+``SheetWriter.cell_xml`` gives any cell as openpyxl writes it, value cached, to build them from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from copy import copy
-from typing import Any
+from io import BytesIO
+from typing import Any, Protocol
 
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell._writer import write_cell
+from openpyxl.cell.cell import Cell as OpenpyxlCell
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+from openpyxl.xml.functions import xmlfile
 
 from planner.expr import Value
 from planner.workbook import styles
+from planner.workbook.cache import with_value
 
 
 class Formula:
@@ -64,6 +71,15 @@ def _text_cell(ws: WriteOnlyWorksheet, value: str, style: str) -> WriteOnlyCell:
     return cell
 
 
+class RowStream(Protocol):
+    """Rows of a sheet as XML (``<row>`` elements, values in place), written after the rows
+    appended to it; `formulas` counts the formula cells among them once they are written."""
+
+    formulas: int
+
+    def __iter__(self) -> Iterator[bytes]: ...
+
+
 class SheetWriter:
     """Appends rows and keeps the cached values of formula cells in writing order."""
 
@@ -71,6 +87,7 @@ class SheetWriter:
         self.ws = ws
         self.cached: list[Value] = []
         self.row = 0
+        self.stream: RowStream | None = None
         self._styles: dict[tuple[str, str], Any] = {}
         self._widths: list[float] = []
 
@@ -114,29 +131,50 @@ class SheetWriter:
         out: list[Any] = []
         for c in cells:
             if isinstance(c, Formula):
-                cell = WriteOnlyCell(self.ws, value=c.text)
-                self._style(cell, c.style, c.number_format)
                 self.cached.append(c.cached)
-            elif isinstance(c, Input):
-                style = styles.INPUT_TEXT if isinstance(c.value, str) else styles.INPUT
-                cell = (_text_cell(self.ws, c.value, style) if isinstance(c.value, str)
-                        else WriteOnlyCell(self.ws, value=c.value))
-                self._style(cell, style, c.number_format)
-            elif isinstance(c, Styled):
-                if isinstance(c.value, str):
-                    cell = _text_cell(self.ws, c.value, c.style)
-                else:
-                    cell = WriteOnlyCell(self.ws, value=c.value)
-                    cell.style = c.style
-                cell.number_format = c.number_format
-            elif isinstance(c, str):
-                cell = _text_cell(self.ws, c, styles.TEXT)
-            else:
-                cell = c
-            out.append(cell)
+            out.append(self._cell(c))
         self.ws.append(out)
         self.row += 1
         return self.row
+
+    def _cell(self, c: Cell) -> Any:
+        """The openpyxl cell (or plain value) that `append` writes for `c`."""
+        if isinstance(c, Formula):
+            cell = WriteOnlyCell(self.ws, value=c.text)
+            self._style(cell, c.style, c.number_format)
+        elif isinstance(c, Input):
+            style = styles.INPUT_TEXT if isinstance(c.value, str) else styles.INPUT
+            cell = (_text_cell(self.ws, c.value, style) if isinstance(c.value, str)
+                    else WriteOnlyCell(self.ws, value=c.value))
+            self._style(cell, style, c.number_format)
+        elif isinstance(c, Styled):
+            if isinstance(c.value, str):
+                cell = _text_cell(self.ws, c.value, c.style)
+            else:
+                cell = WriteOnlyCell(self.ws, value=c.value)
+                cell.style = c.style
+            cell.number_format = c.number_format
+        elif isinstance(c, str):
+            cell = _text_cell(self.ws, c, styles.TEXT)
+        else:
+            return c
+        return cell
+
+    def cell_xml(self, c: Cell, column: int, row: int, cached: bool = True) -> str:
+        """`c` at (`row`, `column`) as openpyxl writes it in this sheet, with a formula's value
+        cached as ``cache.inject`` puts it unless not `cached` ("" for an empty cell).
+        Registers the cell's style with the workbook, as writing it would."""
+        cell = self._cell(c)
+        if not isinstance(cell, OpenpyxlCell):
+            if cell is None:
+                return ""
+            cell = WriteOnlyCell(self.ws, value=cell)
+        cell.row, cell.column = row, column
+        buf = BytesIO()
+        with xmlfile(buf) as xf:
+            write_cell(xf, self.ws, cell, cell.has_style)
+        text = buf.getvalue().decode()
+        return with_value(text, c.cached) if isinstance(c, Formula) and cached else text
 
     def widths(self, widths: Sequence[float]) -> None:
         """Column widths; must come before the first row (write-only worksheets)."""

@@ -27,10 +27,9 @@ from planner.workbook.layout import (
     LOOKUPS,
     SERVERS,
     WORKLOADS,
+    GridRowRenderer,
     absolute_cell,
     absolute_range,
-    gpu_name,
-    model_name,
 )
 
 WORKLOAD_NUMERIC = [k for k, s in WORKLOAD_FIELDS.items() if s.kind in ("int", "number")]
@@ -62,39 +61,15 @@ def server_name(field: str) -> str:
     return f"server_{field}"
 
 
-@dataclass
-class FleetRowRenderer:
-    """Fleet-row leaves: the row's own cells, catalog fields looked up once per row."""
+class FleetRowRenderer(GridRowRenderer):
+    """Fleet-row leaves: the row's own cells, catalog fields looked up once per row, and the
+    workload's and server's fields through their own lookup columns."""
 
-    row: int
+    LOOKUPS = FLEET_LOOKUPS
+    TABLES = {"workload": ("workload_", "workload_row"), "server": ("server_", "server_row")}
 
     def col(self, name: str) -> str:
         return f"${FLEET_COL[name]}{self.row}"
-
-    def ref(self, kind: str, name: str) -> str:
-        if kind in ("var", "q"):
-            return self.col(name)
-        if kind == "model":
-            return f"INDEX({model_name(name)},{self.col('model_row')})"
-        if kind == "gpu":
-            return f"INDEX({gpu_name(name)},{self.col('gpu_row')})"
-        if kind == "weights":
-            return f"INDEX(weight_{name},{self.col('weights_row')})"
-        if kind == "kv":
-            return f"INDEX(kv_{name},{self.col('kv_row')})"
-        if kind == "engine":
-            return f"INDEX(engine_{name},engine_row)"
-        if kind == "workload":
-            return f"INDEX({workload_name(name)},{self.col('workload_row')})"
-        if kind == "server":
-            return f"INDEX({server_name(name)},{self.col('server_row')})"
-        if kind == "assume":
-            return name
-        raise KeyError(f"{kind}:{name}")
-
-    def lookup(self, lookup: str) -> str:
-        config, id_range = FLEET_LOOKUPS[lookup]
-        return f"MATCH({self.col(config)},{id_range},0)"
 
 
 def _float(value: object) -> float:

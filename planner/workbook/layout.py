@@ -7,6 +7,7 @@ quantity comes from its one definition in ``planner.quantities``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
@@ -18,7 +19,7 @@ ABOUT, ASSUMPTIONS, FORMATS, MODELS, GPUS = "About", "Assumptions", "Formats", "
 GRID, CAPACITY, CHARTS, VIEW_DATA = "Grid", "Capacity", "Charts", "View data"
 METHOD = "Method"
 BUDGET, FLEET, WORKLOADS, SERVERS = "Budget", "Fleet", "Workloads", "Servers"
-SENSITIVITY = "Sensitivity"
+SENSITIVITY, SCENARIOS = "Sensitivity", "Scenarios"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
 CONFIG_COLUMNS = list(SCENARIO_FIELDS)
@@ -85,6 +86,8 @@ class GridRowRenderer:
     INDEX; assumptions are workbook names."""
 
     row: int | str
+    LOOKUPS: ClassVar[dict[str, tuple[str, str]]] = LOOKUPS
+    TABLES: ClassVar[dict[str, tuple[str, str]]] = {}  # kind -> (name prefix, lookup column)
 
     def col(self, name: str) -> str:
         return f"${GRID_COL[name]}{self.row}"
@@ -92,6 +95,9 @@ class GridRowRenderer:
     def ref(self, kind: str, name: str) -> str:
         if kind in ("var", "q"):
             return self.col(name)
+        if kind in self.TABLES:
+            prefix, lookup = self.TABLES[kind]
+            return f"INDEX({prefix}{name},{self.col(lookup)})"
         if kind == "model":
             return f"INDEX({model_name(name)},{self.col('model_row')})"
         if kind == "gpu":
@@ -107,5 +113,5 @@ class GridRowRenderer:
         raise KeyError(f"{kind}:{name}")
 
     def lookup(self, lookup: str) -> str:
-        config, id_range = LOOKUPS[lookup]
+        config, id_range = self.LOOKUPS[lookup]
         return f"MATCH({self.col(config)},{id_range},0)"

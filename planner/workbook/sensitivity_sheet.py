@@ -24,7 +24,7 @@ USD_CENTS = '"$"#,##0.0000'
 MAX_FORMULA = 8000  # Excel allows 8,192 characters in a formula
 
 
-def _metric_formula(metric: str, renderers: Sequence[object]) -> str:
+def metric_formula(metric: str, renderers: Sequence[object]) -> str:
     def term(r: object, name: str) -> str:
         return "(" + QUANTITY_BY_NAME[name].expr.render(r) + ")"  # type: ignore[arg-type]
 
@@ -70,7 +70,7 @@ def write_sensitivity(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock],
                 renderers = [SubstitutingRenderer(
                     PickedRowRenderer(blocks[wid], f"{quote_sheetname(BUDGET)}!$B${picks[wid]}"),
                     driver_leaf(d.name), f"${column}${row}") for wid in order]
-                formula = _metric_formula(metric, renderers)
+                formula = metric_formula(metric, renderers)
                 fmt = USD if metric == "tco_usd" else USD_CENTS
                 if len(formula) > MAX_FORMULA:  # Excel's limit: the value, labelled
                     cells.append(Styled(cached[metric], styles.TEXT, fmt))
