@@ -187,6 +187,18 @@ def e(name: str) -> Ref:
     return Ref("engine", name)
 
 
+def _experts_read(batch: Expr) -> Expr:
+    """Distinct experts a batch routes to per MoE layer, uniform independent routing."""
+    return IF(m("experts") > 0,
+              m("experts") * (1 - (1 - m("num_experts_per_tok") / m("experts")) ** batch), 0)
+
+
+def _weights_read(experts_read: Expr) -> Expr:
+    """Weights one step reads: all but the routed experts the batch does not reach."""
+    return q("weight_bytes") - IF(m("experts") > 0, q("expert_weight_bytes")
+                                  * (1 - experts_read / m("experts")), 0)
+
+
 def _ceil(x: Expr) -> Expr:
     return -INT(-x)
 
@@ -431,13 +443,11 @@ ROW_QUANTITIES: list[Quantity] = [
              "live tokens at which the KV cache weighs as much as the weights", spec=True),
     # -- roofline decode (SPEC §3) --------------------------------------------------------------
     Quantity("experts_read_per_layer", "Experts read per MoE layer", "experts",
-             IF(m("experts") > 0,
-                m("experts") * (1 - (1 - m("num_experts_per_tok") / m("experts")) ** _b), 0),
+             _experts_read(_b),
              "expected distinct experts the batch routes to, assuming uniform independent "
              "routing: E × (1 − (1 − k/E)^batch), at most all experts"),
     Quantity("weight_bytes_read_per_step", "Weights read per step", "B",
-             q("weight_bytes") - IF(m("experts") > 0, q("expert_weight_bytes")
-                                    * (1 - q("experts_read_per_layer") / m("experts")), 0),
+             _weights_read(q("experts_read_per_layer")),
              "dense: all weights; MoE: all but the routed experts the batch does not read",
              display="bytes"),
     Quantity("decode_bytes_per_step", "Bytes read per decode step", "B",
@@ -558,12 +568,10 @@ ROW_QUANTITIES: list[Quantity] = [
              "2 × active parameters + 4 × heads × head dim × attended layer-tokens at the mean "
              "decode context"),
     Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
-             q("weight_bytes") - IF(m("experts") > 0, q("expert_weight_bytes") * (
-                 1 - q("serving_experts_read") / m("experts")), 0),
+             _weights_read(q("serving_experts_read")),
              "as weights read per step, at the serving batch", display="bytes"),
     Quantity("serving_experts_read", "Experts read per MoE layer (serving)", "experts",
-             IF(m("experts") > 0, m("experts") * (
-                 1 - (1 - m("num_experts_per_tok") / m("experts")) ** q("serving_batch")), 0),
+             _experts_read(q("serving_batch")),
              "E × (1 − (1 − k/E)^serving batch)"),
     Quantity("serving_memory_seconds", "Serving step, memory bound", "s",
              (q("serving_weight_bytes_read") / _tp
