@@ -173,6 +173,9 @@ GPU_FIELDS: dict[str, FieldSpec] = {
     "allreduce_latency_us": _num("small-message all-reduce latency inside the scale-up domain, "
                                  "microseconds"),
     "interconnect_source": _text("where scale_up_gb_s and allreduce_latency_us came from"),
+    "nvls_buffer_gib": _num("memory NCCL's NVLink SHARP (NVLS) buffers take per GPU when a "
+                            "tensor-parallel group of 8 or more GPUs uses them (NVSwitch "
+                            "systems of Hopper and later), GiB"),
     "bandwidth_efficiency": _num("measured fraction of peak memory bandwidth that decode "
                                  "reaches on this GPU family (overrides the global default)"),
     "compute_efficiency": _num("measured fraction of dense peak FLOP/s that prefill reaches on "

@@ -62,33 +62,32 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
              IF(_tp > 1, 2 * _layers * 2 * (_tp - 1) / _tp * m("hidden_size")
                 * a("activation_bytes_per_element") / q("scale_up_bytes_per_second"), 0)
-             + q("prefill_compute_seconds") / _O
-             + q("step_seconds_per_running_sequence"),
+             + q("prefill_interleaved_seconds") / _O
+             + q("step_seconds_per_running_sequence")
+             + q("serving_attention_seconds_per_sequence"),
              "all-reduce traffic per sequence + its interleaved prefill spread over its output "
-             "tokens", display="seconds"),
+             "tokens + engine time per sequence + its attention", display="seconds"),
     Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
              "sequences",
              (w("itl_s") - q("step_fixed_seconds") - q("weight_bytes") / _tp
               / q("bandwidth_achieved"))
-             / (q("kv_read_bytes_per_sequence_per_gpu") / q("bandwidth_achieved")
-                + q("step_seconds_per_sequence")),
-             "(ITL target − fixed − weights / TP / bandwidth) / (KV read per sequence / "
-             "bandwidth + per-sequence time)"),
+             / q("step_seconds_per_sequence"),
+             "(ITL target − fixed − weights / TP / bandwidth) / per-sequence time"),
     Quantity("batch_memory_routed", "Batch at the ITL target (memory, routed experts)",
              "sequences",
              IF(m("experts") > 0,
                 (w("itl_s") - q("step_fixed_seconds")
                  - (q("weight_bytes") - q("expert_weight_bytes")) / _tp / q("bandwidth_achieved"))
-                / ((q("kv_read_bytes_per_sequence_per_gpu") + q("expert_weight_bytes")
-                    * m("num_experts_per_tok") / m("experts") / _tp) / q("bandwidth_achieved")
-                   + q("step_seconds_per_sequence")), 0),
+                / (q("expert_weight_bytes") * m("num_experts_per_tok") / m("experts") / _tp
+                   / q("bandwidth_achieved") + q("step_seconds_per_sequence")), 0),
              "MoE: each sequence reads at most its top-k experts; a bound that never "
              "overstates the batch"),
     Quantity("batch_compute", "Batch at the ITL target (compute)", "sequences",
              (w("itl_s") - q("step_fixed_seconds"))
              / (q("serving_flops_per_sequence") / _tp / q("compute_achieved")
                 + q("step_seconds_per_sequence")),
-             "(ITL target − fixed) / (FLOPs per sequence / TP / FLOP/s + per-sequence time)"),
+             "(ITL target − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
+             "time)"),
     Quantity("batch_for_itl", "Largest batch meeting the ITL target", "sequences",
              INT(MIN(MAX(q("batch_memory_all_experts"), q("batch_memory_routed")),
                      q("batch_compute"))),
@@ -209,7 +208,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              q("capex_usd") / q("present_value_factor") + q("opex_usd_per_year"),
              "capex spread as an annuity (PMT) + opex", display="usd"),
     Quantity("prefill_time_share", "Share of GPU time on prefill", "fraction",
-             q("batch_chosen") / _O * q("prefill_compute_seconds") / q("tpot_seconds"),
+             q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds"),
              "interleaved prefill time ÷ time per output token", display="ratio"),
     Quantity("average_requests_per_second", "Average request rate", "requests/s",
              q("rate_requests_per_second") / MAX(1, w("peak_to_average")),

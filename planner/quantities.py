@@ -225,13 +225,14 @@ def _prefill_pairs(p: Expr) -> Expr:
             + m("chunked_attention_layers") * p * c / 2)
 
 
-def _allreduce_seconds(tokens: Expr) -> Expr:
+def _allreduce_seconds(tokens: Expr, latency: bool = True) -> Expr:
     """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
-    across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth."""
-    return IF(_tp > 1,
-              2 * _layers * (q("allreduce_latency_seconds")
-                             + 2 * (_tp - 1) / _tp * tokens * _hidden * _act
-                             / q("scale_up_bytes_per_second")), 0)
+    across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth.
+    Tokens that ride in a step that already pays the latency (prefill chunks interleaved with
+    decode) add only the traffic: ``latency=False``."""
+    traffic = 2 * (_tp - 1) / _tp * tokens * _hidden * _act / q("scale_up_bytes_per_second")
+    per_layer = q("allreduce_latency_seconds") + traffic if latency else traffic
+    return IF(_tp > 1, 2 * _layers * per_layer, 0)
 
 
 def _padded(width: Expr) -> Expr:
@@ -335,9 +336,11 @@ ROW_QUANTITIES: list[Quantity] = [
     Quantity("non_torch_bytes_per_gpu", "Non-torch memory per GPU", "B",
              a("non_torch_gib_per_gpu") * GiB
              + IF(_tp > 1, a("comm_buffer_gib_per_gpu") * GiB
-                  * IF(g("scale_up_gb_s") > 0, 1, 0.1), 0),
+                  * IF(g("scale_up_gb_s") > 0, 1, 0.1), 0)
+             + IF(_tp >= 8, g("nvls_buffer_gib") * GiB, 0),
              "non_torch_gib_per_gpu + at TP ≥ 2 the communication buffers "
-             "(comm_buffer_gib_per_gpu; a tenth over PCIe)", display="bytes"),
+             "(comm_buffer_gib_per_gpu; a tenth over PCIe) + at TP ≥ 8 the GPU's NVLink SHARP "
+             "buffers (nvls_buffer_gib)", display="bytes"),
     Quantity("runtime_bytes_per_gpu", "Runtime memory per GPU", "B",
              IF(a("overhead_gib_per_gpu").eq("auto"),
                 e("charges_runtime") * (e("profiles_activation") * q("activation_bytes_per_gpu")
@@ -562,28 +565,42 @@ ROW_QUANTITIES: list[Quantity] = [
              * q("kv_share_per_gpu") + q("state_bytes_per_sequence") / _tp,
              "KV one sequence reads per step at the mean decode context (windows capped at the "
              "window), per GPU, plus its state", display="bytes"),
-    Quantity("serving_flops_per_sequence", "FLOPs per sequence per step", "FLOP",
-             2 * m("params_active") + 4 * m("num_attention_heads") * m("attention_head_dim")
+    Quantity("serving_flops_per_sequence", "GEMM FLOPs per sequence per step", "FLOP",
+             2 * m("params_active"),
+             "2 × active parameters: the matrix multiplies one decoded token costs"),
+    Quantity("serving_attention_flops_per_sequence", "Attention FLOPs per sequence per step",
+             "FLOP",
+             4 * m("num_attention_heads") * m("attention_head_dim")
              * _layer_tokens(q("decode_context"), False),
-             "2 × active parameters + 4 × heads × head dim × attended layer-tokens at the mean "
-             "decode context"),
+             "4 × heads × head dim × attended layer-tokens at the mean decode context"),
     Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
              _weights_read(q("serving_experts_read")),
              "as weights read per step, at the serving batch", display="bytes"),
     Quantity("serving_experts_read", "Experts read per MoE layer (serving)", "experts",
              _experts_read(q("serving_batch")),
              "E × (1 − (1 − k/E)^serving batch)"),
-    Quantity("serving_memory_seconds", "Serving step, memory bound", "s",
-             (q("serving_weight_bytes_read") / _tp
-              + q("serving_batch") * q("kv_read_bytes_per_sequence_per_gpu"))
+    Quantity("serving_memory_seconds", "Serving step: reading the weights", "s",
+             q("serving_weight_bytes_read") / _tp
              / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
-             "(weights read / TP + serving batch × KV read per sequence) / (bandwidth × "
-             "efficiency)", display="seconds"),
-    Quantity("serving_compute_seconds", "Serving step, compute bound", "s",
+             "weights read / TP / (bandwidth × efficiency): the GEMMs' memory bound",
+             display="seconds"),
+    Quantity("serving_compute_seconds", "Serving step: GEMM compute", "s",
              q("serving_batch") * q("serving_flops_per_sequence") / _tp
              / (q("peak_flops_per_gpu") * q("compute_efficiency_used")),
-             "serving batch × FLOPs per sequence / TP / (peak × efficiency)",
+             "serving batch × GEMM FLOPs per sequence / TP / (peak × efficiency): the GEMMs' "
+             "compute bound", display="seconds"),
+    Quantity("serving_attention_seconds_per_sequence", "Attention time per sequence per step",
+             "s",
+             MAX(q("kv_read_bytes_per_sequence_per_gpu")
+                 / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
+                 q("serving_attention_flops_per_sequence") / _tp
+                 / (q("peak_flops_per_gpu") * q("compute_efficiency_used"))),
+             "the larger of its KV read / (bandwidth × efficiency) and its attention FLOPs / TP / "
+             "(peak × efficiency): attention kernels run after the GEMMs, not alongside",
              display="seconds"),
+    Quantity("serving_attention_seconds", "Serving step: attention", "s",
+             q("serving_batch") * q("serving_attention_seconds_per_sequence"),
+             "serving batch × attention time per sequence", display="seconds"),
     Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
              _allreduce_seconds(q("serving_batch")),
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
@@ -593,6 +610,11 @@ ROW_QUANTITIES: list[Quantity] = [
              + _allreduce_seconds(_p),
              "prefill FLOPs / replica FLOP/s + its all-reduces (prompt × hidden activations)",
              display="seconds"),
+    Quantity("prefill_interleaved_seconds", "Prefill of one request inside decode steps", "s",
+             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
+             + _allreduce_seconds(_p, latency=False),
+             "prefill FLOPs / replica FLOP/s + the all-reduce traffic of its activations; the "
+             "latency is paid once by the step its chunk rides in", display="seconds"),
     Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
              MAX(q("prefill_compute_seconds"),
                  q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
@@ -604,12 +626,13 @@ ROW_QUANTITIES: list[Quantity] = [
              q("step_overhead_seconds")
              + q("serving_batch") * q("step_seconds_per_running_sequence")
              + MAX(q("serving_memory_seconds"), q("serving_compute_seconds"))
+             + q("serving_attention_seconds")
              + q("decode_allreduce_seconds")
-             + IF(_o > 0, q("serving_batch") / _o * q("prefill_compute_seconds"), 0),
-             "fixed step time + engine time per running sequence × serving batch + the larger "
-             "of memory and compute + all-reduces + the prefill "
-             "the engine interleaves (serving batch / output tokens × prefill compute per "
-             "request)", spec=True, display="seconds"),
+             + IF(_o > 0, q("serving_batch") / _o * q("prefill_interleaved_seconds"), 0),
+             "fixed step time + engine time per running sequence × serving batch + the GEMMs "
+             "(the larger of reading the weights and their compute) + attention + all-reduces "
+             "+ the prefill the engine interleaves (serving batch / output tokens × prefill of "
+             "one request inside decode steps)", spec=True, display="seconds"),
     Quantity("serving_output_tokens_per_second", "Serving output throughput", "tokens/s",
              q("serving_batch") / q("tpot_seconds"),
              "serving batch / time per output token: one replica's steady-state output",

@@ -77,16 +77,19 @@ def test_worked_example_by_hand(tmp_path) -> None:
     fixed = 10 * 30e-6
     prefill = (2 * 1e9 * 1000 + 2 * 8 * 128 * 10 * 1000**2 / 2) / flops
     assert v("prefill_compute_seconds") == pytest.approx(prefill)
-    per_seq = prefill / 200
-    per_seq_flops = 2 * 1e9 + 4 * 8 * 128 * 10 * 1100
-    b_mem = (0.02 - fixed - 2e9 / bw) / (kv_read / bw + per_seq)
-    b_comp = (0.02 - fixed) / (per_seq_flops / flops + per_seq)
+    assert v("prefill_interleaved_seconds") == pytest.approx(prefill)  # TP 1: no all-reduce
+    # Attention runs after the GEMMs: each sequence reads its KV (its FLOPs take far less).
+    attention = max(kv_read / bw, 4 * 8 * 128 * 10 * 1100 / flops)
+    assert attention == kv_read / bw
+    assert v("serving_attention_seconds_per_sequence") == pytest.approx(attention)
+    per_seq = prefill / 200 + attention
+    b_mem = (0.02 - fixed - 2e9 / bw) / per_seq
+    b_comp = (0.02 - fixed) / (2e9 / flops + per_seq)
     assert v("batch_memory_all_experts") == pytest.approx(b_mem)
     assert v("batch_compute") == pytest.approx(b_comp)
-    assert v("batch_for_itl") == int(min(b_mem, b_comp)) == 382
+    assert v("batch_for_itl") == int(min(b_mem, b_comp)) == 376
     assert v("batch_chosen") == 256  # capped by max_num_seqs
-    tpot = fixed + max((2e9 + 256 * kv_read) / bw, 256 * per_seq_flops / flops) \
-        + 256 / 200 * prefill
+    tpot = fixed + max(2e9 / bw, 256 * 2e9 / flops) + 256 * attention + 256 / 200 * prefill
     assert v("itl_seconds") == pytest.approx(tpot)
     per_replica = 256 / (200 * tpot)
     assert v("requests_per_second_per_replica") == pytest.approx(per_replica)
@@ -261,15 +264,18 @@ def test_worked_example_at_tp2_with_all_reduce(tmp_path) -> None:
     prefill = (2 * 1e9 * 1000 + 2 * 8 * 128 * 10 * 1000**2 / 2) / (2 * flops) \
         + 2 * 10 * (10e-6 + 1000 * 1024 * 2 / 400e9)
     assert v("prefill_compute_seconds") == pytest.approx(prefill)
-    per_seq = traffic + prefill / 200
+    # Inside decode steps a prompt's chunk pays only the all-reduce traffic: the step it rides
+    # in already pays the latency.
+    interleaved = prefill - latency
+    assert v("prefill_interleaved_seconds") == pytest.approx(interleaved)
     kv_read = 20480 * 1100
-    b_mem = (0.02 - 10 * 30e-6 - latency - 1e9 / bw) / (kv_read / bw + per_seq)
+    per_seq = traffic + interleaved / 200 + kv_read / bw
+    b_mem = (0.02 - 10 * 30e-6 - latency - 1e9 / bw) / per_seq
     assert v("batch_memory_all_experts") == pytest.approx(b_mem)
     b = min(int(b_mem), 256)
     assert v("batch_chosen") == b
-    tpot = 10 * 30e-6 + max((1e9 + b * kv_read) / bw,
-                            b * (2e9 + 4 * 8 * 128 * 10 * 1100) / 2 / flops) \
-        + 2 * 10 * (10e-6 + b * 1024 * 2 / 400e9) + b / 200 * prefill
+    tpot = 10 * 30e-6 + max(1e9 / bw, b * 2e9 / 2 / flops) + b * kv_read / bw \
+        + 2 * 10 * (10e-6 + b * 1024 * 2 / 400e9) + b / 200 * interleaved
     assert v("itl_seconds") == pytest.approx(tpot)
     assert v("gpus") == v("replicas") * 2
     assert v("replicas_per_server") == 4
