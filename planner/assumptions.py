@@ -154,11 +154,23 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.0, maximum=64.0,
         ),
         Assumption(
-            "cuda_graph_gib_per_gpu", "CUDA graphs per GPU, outside the budget", "GiB", 1.0,
+            "cuda_graph_gib_per_gpu", "CUDA graphs per GPU", "GiB", 1.0,
             "vLLM V1 captures CUDA graphs after sizing the KV pool: 0.4-1.8 GiB per GPU in "
-            "logs, on top of gpu_memory_utilization; reported as headroom, not deducted",
+            "logs; reported as headroom beyond gpu_memory_utilization unless "
+            "cuda_graphs_in_budget is 1, when it is deducted before the KV pool",
             "llm-d-planner accuracy logs (PR #205); vLLM docs on memory profiling",
             minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "cuda_graphs_in_budget", "CUDA graphs reserved before the KV pool (1) or not (0)",
+            "0/1", 0.0,
+            "vLLM 0.21 and later estimate the CUDA-graph memory and deduct it from the KV "
+            "budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, 'default since v0.21.0' in "
+            "their logs; 0.2-2 GiB per GPU); vLLM up to 0.20 and the logs the planner is "
+            "checked against capture them afterwards. planner calibrate sets it from the log",
+            "vLLM startup logs ('CUDA graph memory profiling is enabled (default since "
+            "v0.21.0)'); vllm-project/vllm#30515",
+            minimum=0.0, maximum=1.0,
         ),
         Assumption(
             "state_bytes_per_element", "Bytes per element of a linear-attention state",

@@ -159,6 +159,11 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str]) -> Set
         overrides["max_num_seqs"] = report.max_num_seqs
     if report.max_num_batched_tokens is not None:
         overrides["max_num_batched_tokens"] = report.max_num_batched_tokens
+    if report.cuda_graphs_in_budget:
+        overrides["cuda_graphs_in_budget"] = 1.0
+        graphs = report.cuda_graph_estimate_gib or report.cuda_graph_gib
+        if graphs is not None:
+            overrides["cuda_graph_gib_per_gpu"] = graphs
     tp = report.tensor_parallel_size
     if tp is None:
         tp = 1

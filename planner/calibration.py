@@ -54,8 +54,9 @@ def model_id(name: str, models: Catalog) -> str | None:
 
 def _bare(name: str) -> str:
     """A repository name without vendor prefixes and release suffixes: 'Meta-Llama-3.1-8B-
-    Instruct' and 'Llama-3.1-8B' both become 'llama-3.1-8b'; '-FP8' checkpoints match too."""
-    name = name.lower().removeprefix("meta-")
+    Instruct' and 'Llama-3.1-8B' both become 'llama-3.1-8b'; '-FP8' checkpoints and dated
+    re-releases ('Qwen3-30B-A3B-Instruct-2507') match too."""
+    name = re.sub(r"-(?:19|2\d)[01]\d$", "", name.lower().removeprefix("meta-"))  # -2507
     for suffix in ("-dynamic", "-fp8", "-instruct", "-chat", "-it", "-hf"):
         name = name.removesuffix(suffix)
     return name
@@ -124,12 +125,25 @@ def startup_settings(point: Mapping[str, Any], models: Catalog, gpus: Catalog) -
         overrides["max_num_seqs"] = float(seqs)
     if tokens:
         overrides["max_num_batched_tokens"] = float(tokens)
+    reported = point.get("reported") or {}
+    if engine == "vllm" and _version(point.get("engine_version")) >= (0, 21):
+        # vLLM 0.21 and later reserve their CUDA-graph estimate before the KV pool.
+        overrides["cuda_graphs_in_budget"] = 1.0
+        graphs = reported.get("cuda_graph_gib_estimated")
+        if graphs is not None:
+            overrides["cuda_graph_gib_per_gpu"] = float(graphs)
     context = int(point.get("max_model_len") or 8192)
     scenario = Scenario(mid, gid, weight_format(point.get("quantization"), point.get("dtype")),
                         kv_format(point.get("kv_cache_dtype")),
                         int(point.get("tensor_parallel_size") or 1), context, 1,
                         min(2048, context))
     return Settings(scenario, overrides)
+
+
+def _version(text: Any) -> tuple[int, int]:
+    """(major, minor) of a version text such as '0.22.1' or '0.6.6.post1'; (0, 0) if none."""
+    found = re.match(r"\s*(\d+)\.(\d+)", str(text or ""))
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 
 
 def predict(settings: Settings, models: Catalog, gpus: Catalog) -> RowEnv:

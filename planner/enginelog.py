@@ -70,6 +70,8 @@ class EngineReport:
     gpu_blocks: int | None
     max_concurrency: float | None
     cuda_graph_gib: float | None
+    cuda_graph_estimate_gib: float | None = None  # vLLM ≥ 0.21: reserved before the KV pool
+    cuda_graphs_in_budget: bool | None = None  # the log says the estimate was deducted
     lines: dict[str, int] = field(default_factory=dict)  # field -> 1-based line it was read from
 
 
@@ -411,6 +413,10 @@ _RULES: tuple[_Rule, ...] = (
           lambda m: {"cuda_graph_gib": _float(m.group(1))}),
     _rule("vllm", r"CUDA graph pool memory: " + NUM + r" GiB \(actual\)",
           lambda m: {"cuda_graph_gib": _float(m.group(1))}, 1),
+    _rule("vllm", r"Estimated CUDA graph memory: " + NUM + r" GiB total",
+          lambda m: {"cuda_graph_estimate_gib": _float(m.group(1))}),
+    _rule("vllm", r"CUDA graph memory profiling is enabled",
+          lambda m: {"cuda_graphs_in_budget": True}),
     # --- SGLang
     _rule("sglang", r"server_args=ServerArgs\((.*)\)", lambda m: _sglang_args(m.group(1)),
           sources={"max_model_len": 1, "max_num_seqs": 1, "max_num_batched_tokens": 1,
@@ -610,7 +616,7 @@ def _report(name: str, engine: str, hits: list[_Hit], lines: list[str]) -> Engin
                        "max_num_batched_tokens", "kv_cache_dtype", "dtype", "quantization",
                        "total_gib", "weights_gib", "activation_peak_gib", "non_torch_gib",
                        "kv_cache_gib", "kv_cache_tokens", "gpu_blocks", "max_concurrency",
-                       "cuda_graph_gib"):
+                       "cuda_graph_gib", "cuda_graph_estimate_gib", "cuda_graphs_in_budget"):
         values[field_name] = take(field_name)
 
     if values["activation_peak_gib"] is None and values["weights_gib"] is not None:

@@ -341,13 +341,19 @@ ROW_QUANTITIES: list[Quantity] = [
              "non_torch_gib_per_gpu + at TP ≥ 2 the communication buffers "
              "(comm_buffer_gib_per_gpu; a tenth over PCIe) + at TP ≥ 8 the GPU's NVLink SHARP "
              "buffers (nvls_buffer_gib)", display="bytes"),
+    Quantity("cuda_graph_bytes_in_budget", "CUDA graphs reserved before the KV pool", "B",
+             a("cuda_graphs_in_budget") * a("cuda_graph_gib_per_gpu") * GiB,
+             "cuda_graphs_in_budget × cuda_graph_gib_per_gpu × 2^30 (vLLM ≥ 0.21 reserves its "
+             "estimate first)", display="bytes"),
     Quantity("runtime_bytes_per_gpu", "Runtime memory per GPU", "B",
              IF(a("overhead_gib_per_gpu").eq("auto"),
                 e("charges_runtime") * (e("profiles_activation") * q("activation_bytes_per_gpu")
-                                        + q("non_torch_bytes_per_gpu")),
+                                        + q("non_torch_bytes_per_gpu")
+                                        + q("cuda_graph_bytes_in_budget")),
                 a("overhead_gib_per_gpu") * GiB),
              "overhead_gib_per_gpu × 2^30 when pinned; with 'auto' the engine's charge: "
-             "activation peak (engines that profile) + non-torch memory", display="bytes"),
+             "activation peak (engines that profile) + non-torch memory + CUDA graphs when "
+             "the engine reserves them first", display="bytes"),
     Quantity("usable_bytes_per_gpu", "Memory for weights and KV per GPU", "B",
              a("gpu_memory_utilization")
              * (q("gpu_memory_bytes") - e("fraction_after_weights") * q("weight_bytes_per_gpu")
@@ -367,8 +373,9 @@ ROW_QUANTITIES: list[Quantity] = [
              "TP × per-GPU pool", spec=True, display="bytes"),
     Quantity("device_headroom_bytes_per_gpu", "Device headroom after CUDA graphs", "B",
              q("gpu_memory_bytes") - q("weight_bytes_per_gpu") - q("runtime_bytes_per_gpu")
-             - q("kv_pool_bytes_per_gpu") - a("cuda_graph_gib_per_gpu") * GiB,
-             "memory − weights − runtime − KV pool − CUDA graphs (captured outside the budget); "
+             - q("kv_pool_bytes_per_gpu")
+             - (1 - a("cuda_graphs_in_budget")) * a("cuda_graph_gib_per_gpu") * GiB,
+             "memory − weights − runtime − KV pool − CUDA graphs captured outside the budget; "
              "below 0 the engine runs out of memory at start-up", display="bytes"),
     # -- KV per sequence, as the engine pages it ----------------------------------------------
     Quantity("attention_kinds", "Attention kinds in the model", "kinds",

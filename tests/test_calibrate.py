@@ -169,3 +169,28 @@ def test_device_name(shipped: tuple[Catalog, Catalog]) -> None:
     smi = "|   0  NVIDIA L40S                    On  |   00000000:38:00.0 Off |"
     assert device_name(smi, gpus) == ("l40s", "NVIDIA L40S")
     assert device_name("NVIDIA_VISIBLE_DEVICES=all nvidia/Llama-3.1-Nemotron", gpus) is None
+
+
+def test_a_log_that_reserves_cuda_graphs_first(
+        tmp_path: Path, h100: CalibrationResult, shipped: tuple[Catalog, Catalog]) -> None:
+    """vLLM 0.21 and later print their CUDA-graph estimate and deduct it before the KV pool:
+    calibrate carries both into the settings, and the planner's pool shrinks by exactly it."""
+    lines = H100_TP1.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if "Available KV cache memory" in line)
+    prefix = "(EngineCore pid=242) INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:481] "
+    lines[at + 1:at + 1] = [
+        "(EngineCore pid=242) INFO 04-22 00:04:19 [gpu_model_runner.py:6365] "
+        "Estimated CUDA graph memory: 0.84 GiB total",
+        prefix + "CUDA graph memory profiling is enabled (default since v0.21.0). The current "
+        "--gpu-memory-utilization=0.9500 is equivalent to --gpu-memory-utilization=0.9394 "
+        "without CUDA graph memory profiling."]
+    log = tmp_path / "vllm-0.22.log"
+    log.write_text("\n".join(lines) + "\n")
+    models, gpus = shipped
+    result = calibrate(log, models, gpus, gpu="h100-sxm")
+    assert result.settings.overrides["cuda_graphs_in_budget"] == 1.0
+    assert result.settings.overrides["cuda_graph_gib_per_gpu"] == 0.84
+    before = h100.figure("kv_cache_gib").planner
+    after = result.figure("kv_cache_gib").planner
+    assert before is not None and after is not None
+    assert before - after == pytest.approx(0.84, abs=1e-9)

@@ -27,7 +27,8 @@ NONE: dict[str, Any] = {
     "max_num_seqs": None, "max_num_batched_tokens": None, "kv_cache_dtype": None, "dtype": None,
     "quantization": None, "total_gib": None, "weights_gib": None, "activation_peak_gib": None,
     "non_torch_gib": None, "kv_cache_gib": None, "kv_cache_tokens": None, "gpu_blocks": None,
-    "max_concurrency": None, "cuda_graph_gib": None,
+    "max_concurrency": None, "cuda_graph_gib": None, "cuda_graph_estimate_gib": None,
+    "cuda_graphs_in_budget": None,
 }
 
 # file -> (every field of the report, the line each non-None field was read from)
@@ -40,13 +41,13 @@ EXPECTED: dict[str, tuple[dict[str, Any], dict[str, int]]] = {
          "kv_cache_dtype": "auto", "dtype": "bfloat16", "total_gib": 79.19, "weights_gib": 14.99,
          "activation_peak_gib": 1.89, "non_torch_gib": 0.25, "kv_cache_gib": 58.11,
          "kv_cache_tokens": 476016, "gpu_blocks": 29751, "max_concurrency": 58.11,
-         "cuda_graph_gib": 0.91},
+         "cuda_graph_gib": 0.91, "cuda_graph_estimate_gib": 0.84},
         {"engine_version": 63, "engine_core": 63, "model": 63, "tensor_parallel_size": 63,
          "gpu_memory_utilization": 25, "max_model_len": 63, "max_num_seqs": 35,
          "max_num_batched_tokens": 36, "kv_cache_dtype": 63, "dtype": 63, "total_gib": 690,
          "weights_gib": 105, "activation_peak_gib": 372, "non_torch_gib": 372,
          "kv_cache_gib": 373, "kv_cache_tokens": 375, "gpu_blocks": 699, "max_concurrency": 376,
-         "cuda_graph_gib": 688},
+         "cuda_graph_gib": 688, "cuda_graph_estimate_gib": 369},
     ),
     "vllm-v1-0.19.0-h100-llama3.1-8b-tp4.log": (
         {"engine": "vllm", "engine_version": "0.19.0", "engine_core": "V1",
@@ -56,13 +57,13 @@ EXPECTED: dict[str, tuple[dict[str, Any], dict[str, int]]] = {
          "kv_cache_dtype": "auto", "dtype": "bfloat16", "total_gib": 79.19, "weights_gib": 3.77,
          "activation_peak_gib": 1.89, "non_torch_gib": 2.13, "kv_cache_gib": 67.44,
          "kv_cache_tokens": 2209792, "gpu_blocks": 138112, "max_concurrency": 269.75,
-         "cuda_graph_gib": 0.67},
+         "cuda_graph_gib": 0.67, "cuda_graph_estimate_gib": 0.57},
         {"engine_version": 67, "engine_core": 67, "model": 67, "tensor_parallel_size": 67,
          "gpu_memory_utilization": 25, "max_model_len": 67, "max_num_seqs": 35,
          "max_num_batched_tokens": 37, "kv_cache_dtype": 67, "dtype": 67, "total_gib": 387,
          "weights_gib": 265, "activation_peak_gib": 348, "non_torch_gib": 348,
          "kv_cache_gib": 349, "kv_cache_tokens": 372, "gpu_blocks": 407, "max_concurrency": 373,
-         "cuda_graph_gib": 385},
+         "cuda_graph_gib": 385, "cuda_graph_estimate_gib": 339},
     ),
     "vllm-v1-0.11.0-l4-llama3.1-8b.log": (
         {"engine": "vllm", "engine_version": "0.11.0", "engine_core": "V1",
