@@ -104,13 +104,28 @@ def test_a_refused_start_is_a_does_not_fit_verdict(gen: ModuleType) -> None:
 
 
 def test_throughput_runs(gen: ModuleType, throughput: list[Any]) -> None:
-    ratios = [r.ratio for r in throughput if r.ratio is not None]
+    compared = [r for r in throughput if r.ratio is not None]
+    ratios = [r.ratio for r in compared]
     assert len(throughput) == 285
     assert len(ratios) == 213
     within = sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in ratios)
-    # Floors at today's measured figures (120/213 within ±25 %, median ratio 1.14).
+    # Floors at today's measured figures (120/213 within ±25 %, median ratio 1.14; steady
+    # state 106/147, median 1.08): a change may improve them, never quietly worsen them.
     assert within >= 120
     assert 0.85 <= statistics.median(ratios) <= 1.15
+    steady = gen.steady_ratios(compared)
+    assert len(steady) == 147
+    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 106
+    assert 0.85 <= statistics.median(steady) <= 1.15
+
+
+def test_a_burst_is_its_prompts_at_once(throughput: list[Any]) -> None:
+    """`vllm bench serve --num-prompts 1000 --request-rate inf`: at most 1,000 run together."""
+    row = next(r for r in throughput
+               if r.run.entry["id"] == "gpustack-qwen3-14b-h100-maxload" and r.run.case == "vllm")
+    assert row.run.kind == "burst of 1000"
+    assert row.run.batch == 1000
+    assert row.serving_batch is not None and row.serving_batch <= 1000
 
 
 def test_a_max_load_run_uses_the_engine_caps(throughput: list[Any]) -> None:
