@@ -176,6 +176,9 @@ GPU_FIELDS: dict[str, FieldSpec] = {
     "nvls_buffer_gib": _num("memory NCCL's NVLink SHARP (NVLS) buffers take per GPU when a "
                             "tensor-parallel group of 8 or more GPUs uses them (NVSwitch "
                             "systems of Hopper and later), GiB"),
+    "engine_small_defaults": _num("1 where vLLM keeps its smaller scheduler defaults (256 "
+                                  "sequences, 2,048 batched tokens) although the GPU has "
+                                  "≥ 70 GiB: the A100 (vLLM PR #17885)"),
     "bandwidth_efficiency": _num("measured fraction of peak memory bandwidth that decode "
                                  "reaches on this GPU family (overrides the global default)"),
     "compute_efficiency": _num("measured fraction of dense peak FLOP/s that prefill reaches on "
