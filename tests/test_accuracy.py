@@ -173,3 +173,23 @@ def test_weight_formats_from_precision_text(gen: ModuleType) -> None:
     assert gen.weights_of("fp16 (README example)") == "fp16"
     assert gen.weights_of("nvidia/Llama-3.1-8B-Instruct-FP8") == "fp8"
     assert gen.weights_of("bf16") == "bf16"
+
+
+def test_readme_quotes_todays_figures(
+        gen: ModuleType, startup: dict[str, Any], throughput: list[Any]) -> None:
+    """The README's accuracy sentence says what docs/accuracy.md measures."""
+    import re
+
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    compared = [r for r in startup.values() if r.error is not None]
+    within = sum(abs(r.error) <= 5 for r in compared)
+    judged = [r for r in startup.values() if r.planner_fits is not None]
+    agree = sum(r.engine_fits == r.planner_fits for r in judged)
+    rows = [r for r in throughput if r.ratio is not None]
+    steady = gen.steady_ratios(rows)
+    ok = sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady)
+    ok_all = sum(abs(r.ratio - 1) <= gen.THROUGHPUT_BAND for r in rows)
+    expected = (f"within ±5% of the engine on {within} of {len(compared)} startup points "
+                f"(fits verdict {agree}/{len(judged)}), and serving throughput within ±25% on "
+                f"{ok} of {len(steady)} steady-state runs ({ok_all} of {len(rows)} counting")
+    assert expected in readme, re.sub(r"\s+", " ", expected)
