@@ -34,7 +34,16 @@ def gpu_id(device: str, gpus: Catalog) -> str | None:
     for pattern, gid in GPU_PATTERNS:
         if re.search(pattern, device, flags=re.I) and gid in gpus.entries:
             return gid
-    return None
+    # Else a catalog GPU whose name the device text contains ('NVIDIA GeForce RTX 3090 (24 GB)'
+    # holds 'NVIDIA GeForce RTX 3090'), the longest name first.
+    text = _squeeze(device)
+    named = sorted(((_squeeze(entry.text("name")), gid) for gid, entry in gpus.entries.items()),
+                   key=lambda pair: -len(pair[0]))
+    return next((gid for name, gid in named if name and name in text), None)
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower().replace("nvidia", "").replace("geforce", ""))
 
 
 def model_id(name: str, models: Catalog) -> str | None:
@@ -125,6 +134,11 @@ def startup_settings(point: Mapping[str, Any], models: Catalog, gpus: Catalog) -
         overrides["max_num_seqs"] = float(seqs)
     if tokens:
         overrides["max_num_batched_tokens"] = float(tokens)
+    context = int(point.get("max_model_len") or 8192)
+    if engine == "vllm" and point.get("engine_core") == "V0" and not tokens and context <= 32768:
+        # vLLM V0 left chunked prefill off up to 32K contexts, so one step held a whole prompt:
+        # max_num_batched_tokens defaulted to max(max_model_len, 2048).
+        overrides["max_num_batched_tokens"] = float(max(context, 2048))
     reported = point.get("reported") or {}
     if engine == "vllm" and _version(point.get("engine_version")) >= (0, 21):
         # vLLM 0.21 and later reserve their CUDA-graph estimate before the KV pool.
@@ -132,7 +146,6 @@ def startup_settings(point: Mapping[str, Any], models: Catalog, gpus: Catalog) -
         graphs = reported.get("cuda_graph_gib_estimated")
         if graphs is not None:
             overrides["cuda_graph_gib_per_gpu"] = float(graphs)
-    context = int(point.get("max_model_len") or 8192)
     scenario = Scenario(mid, gid, weight_format(point.get("quantization"), point.get("dtype")),
                         kv_format(point.get("kv_cache_dtype")),
                         int(point.get("tensor_parallel_size") or 1), context, 1,

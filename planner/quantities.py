@@ -322,9 +322,12 @@ ROW_QUANTITIES: list[Quantity] = [
              "max sequences × vocabulary × sampler_bytes_per_logit (logits over the whole "
              "vocabulary on every rank)", display="bytes"),
     Quantity("forward_bytes_per_gpu", "Profile run: dense forward pass", "B",
-             q("max_num_batched_tokens_effective") * 3 * m("dense_ffn") / _tp * _act,
-             "max batched tokens × 3 × FFN width / TP × activation bytes (gate, up and the "
-             "activated product); freed before sampling", display="bytes"),
+             q("max_num_batched_tokens_effective") * (3 * m("dense_ffn") / _tp + 4 * _hidden)
+             * _act,
+             "max batched tokens × (3 × FFN width / TP + 4 × hidden) × activation bytes: the "
+             "FFN's gate, up and activated product, and four hidden-width tensors alive beside "
+             "them (residual, normed input, attention output, layer output); freed before "
+             "sampling", display="bytes"),
     Quantity("moe_workspace_bytes_per_gpu", "Profile run: MoE workspace", "B",
              IF(m("experts") > 0,
                 q("max_num_batched_tokens_effective") * m("num_experts_per_tok")

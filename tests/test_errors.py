@@ -213,8 +213,8 @@ CATALOG_CASES: dict[str, Bad] = {
 }
 
 ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
-    "unknown-model": (["--model", "llama-3-8b"],
-                      ("--model llama-3-8b", "unknown model", "did you mean 'llama-3.1-8b'?")),
+    "unknown-model": (["--model", "llama-3.1-9b"],
+                      ("--model llama-3.1-9b", "unknown model", "did you mean 'llama-3.1-8b'?")),
     "empty-model": (["--model", ""], ("unknown model", "known: ", "llama-3.1-8b")),
     "unknown-gpu": (["--gpu", "h100-sxm5"],
                     ("--gpu h100-sxm5", "unknown GPU", "did you mean 'h100-sxm'?")),
@@ -337,7 +337,7 @@ def test_real_entry_point_exits_1_without_traceback(tmp_path: Path, name: str) -
 
 
 @pytest.mark.parametrize("args, expect, code", [
-    (["--model", "llama-3-8b"], "did you mean 'llama-3.1-8b'?", 1),
+    (["--model", "llama-3.1-9b"], "did you mean 'llama-3.1-8b'?", 1),
     (["--model", "llama-3.1-8b", "--tp", "3"], "--tp 3", 1),
     (["--model", "llama-3.1-8b", "--set", "gpu_memory_utilization=1.5"], "out of range", 1),
     (["--model", "llama-3.1-8b", "--tp", "abc"], "Invalid value for '--tp'", 2),
