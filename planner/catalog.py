@@ -183,6 +183,9 @@ GPU_FIELDS: dict[str, FieldSpec] = {
                                  "reaches on this GPU family (overrides the global default)"),
     "compute_efficiency": _num("measured fraction of dense peak FLOP/s that prefill reaches on "
                                "this GPU family (overrides the global default)"),
+    "compute_efficiency_fp4": _num("measured fraction of the dense FP4 peak that FP4 GEMMs "
+                                   "reach on this GPU family (FP4 kernels fall further from "
+                                   "their peak than BF16 and FP8 ones)"),
     "efficiency_source": _text("the measurements behind bandwidth_efficiency / "
                                "compute_efficiency"),
 }

@@ -497,10 +497,12 @@ ROW_QUANTITIES: list[Quantity] = [
              "fallback", display="ratio"),
     Quantity("compute_efficiency_used", "Compute efficiency used", "fraction",
              IF(a("compute_efficiency").eq("auto"),
-                IF(g("compute_efficiency") > 0, g("compute_efficiency"),
-                   a("compute_efficiency_fallback")), a("compute_efficiency")),
-             "compute_efficiency; with 'auto' the GPU family's measured figure, else the "
-             "fallback", display="ratio"),
+                IF(AND(_compute.eq("fp4"), g("compute_efficiency_fp4") > 0),
+                   g("compute_efficiency_fp4"),
+                   IF(g("compute_efficiency") > 0, g("compute_efficiency"),
+                      a("compute_efficiency_fallback"))), a("compute_efficiency")),
+             "compute_efficiency; with 'auto' the GPU family's measured figure (its FP4 figure "
+             "when the multiplies run in FP4), else the fallback", display="ratio"),
     Quantity("decode_memory_seconds", "Decode step, memory bound", "s",
              q("decode_bytes_per_gpu") / (q("bandwidth_bytes_per_second")
                                          * q("bandwidth_efficiency_used")),
