@@ -130,10 +130,12 @@ ASSUMPTIONS: dict[str, Assumption] = {
         ),
         Assumption(
             "non_torch_gib_per_gpu", "Non-torch memory per GPU (CUDA, cuBLAS workspaces)",
-            "GiB", 0.25,
-            "vLLM V1 logs 0.13-0.26 GiB of non-torch memory during the forward pass at TP 1",
-            "llm-d-planner accuracy logs (PR #205)",
-            minimum=0.0, maximum=64.0,
+            "GiB", "auto",
+            "'auto' takes the engine table's figure: vLLM V1 logs 0.13-0.26 GiB of non-torch "
+            "memory during the forward pass at TP 1 (0.25); TensorRT-LLM 2.55 GiB after "
+            "loading on an H200 (2.5: its runtime, cuBLAS and NCCL workspaces outside torch)",
+            "llm-d-planner accuracy logs (PR #205); faradawn/bench3 trtllm-serve log",
+            minimum=0.0, maximum=64.0, auto=True,
         ),
         Assumption(
             "comm_buffer_gib_per_gpu", "Communication buffers per GPU at TP ≥ 2", "GiB", 1.85,

@@ -341,11 +341,13 @@ ROW_QUANTITIES: list[Quantity] = [
              "the larger of sampler and dense forward, + MoE workspace, + a vision encoder's "
              "profile (tower parameters × vision_profile_bytes_per_param)", display="bytes"),
     Quantity("non_torch_bytes_per_gpu", "Non-torch memory per GPU", "B",
-             a("non_torch_gib_per_gpu") * GiB
+             IF(a("non_torch_gib_per_gpu").eq("auto"), e("non_torch_gib"),
+                a("non_torch_gib_per_gpu")) * GiB
              + IF(_tp > 1, a("comm_buffer_gib_per_gpu") * GiB
                   * IF(g("scale_up_gb_s") > 0, 1, 0.1), 0)
              + IF(_tp >= 8, g("nvls_buffer_gib") * GiB, 0),
-             "non_torch_gib_per_gpu + at TP ≥ 2 the communication buffers "
+             "non_torch_gib_per_gpu ('auto': the engine's figure) + at TP ≥ 2 the communication "
+             "buffers "
              "(comm_buffer_gib_per_gpu; a tenth over PCIe) + at TP ≥ 8 the GPU's NVLink SHARP "
              "buffers (nvls_buffer_gib)", display="bytes"),
     Quantity("cuda_graph_bytes_in_budget", "CUDA graphs reserved before the KV pool", "B",

@@ -132,6 +132,7 @@ ENGINE_HEADERS = {
     "max_num_batched_tokens_large": "Default max_num_batched_tokens, ≥ 70 GiB [tokens]",
     "max_num_batched_tokens_small": "Default max_num_batched_tokens, < 70 GiB [tokens]",
     "us_per_sequence": "Time per running sequence per step [µs]",
+    "non_torch_gib": "Non-torch memory at TP 1 [GiB]",
 }
 
 
@@ -146,7 +147,9 @@ def write_engine_table(w: SheetWriter, name: Namer) -> None:
               ["Engine", *ENGINE_HEADERS.values(), "Its memory fraction", "Source"]])
     first = w.row + 1
     for engine in ENGINES.values():
-        w.append([Styled(engine.id), *(Input(getattr(engine, f), "#,##0") for f in ENGINE_FIELDS),
+        w.append([Styled(engine.id), *(Input(getattr(engine, f),
+                                             "0.00" if f == "non_torch_gib" else "#,##0")
+                                       for f in ENGINE_FIELDS),
                   engine.fraction_setting, engine.source])
     name("engine_id", absolute_range(ASSUMPTIONS_SHEET, "A", first, w.row))
     name("engine_row", "MATCH(engine,engine_id,0)")  # the selected engine's row, found once
