@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.calc import RowEnv, Scenario
-from planner.calibration import Settings, gpu_id, kv_format, model_id, predict, weight_format
+from planner.calibration import (
+    Settings,
+    gpu_id,
+    graphs_in_budget,
+    kv_format,
+    model_id,
+    predict,
+    weight_format,
+)
 from planner.catalog import Catalog
 from planner.enginelog import ENGINE_NAMES, EngineReport, parse_log
 from planner.engines import ENGINES
@@ -160,10 +168,7 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str]) -> Set
     if report.max_num_batched_tokens is not None:
         overrides["max_num_batched_tokens"] = report.max_num_batched_tokens
     if report.cuda_graphs_in_budget:
-        overrides["cuda_graphs_in_budget"] = 1.0
-        graphs = report.cuda_graph_estimate_gib or report.cuda_graph_gib
-        if graphs is not None:
-            overrides["cuda_graph_gib_per_gpu"] = graphs
+        overrides.update(graphs_in_budget(report.cuda_graph_estimate_gib or report.cuda_graph_gib))
     tp = report.tensor_parallel_size
     if tp is None:
         tp = 1

@@ -141,16 +141,21 @@ def startup_settings(point: Mapping[str, Any], models: Catalog, gpus: Catalog) -
         overrides["max_num_batched_tokens"] = float(max(context, 2048))
     reported = point.get("reported") or {}
     if engine == "vllm" and _version(point.get("engine_version")) >= (0, 21):
-        # vLLM 0.21 and later reserve their CUDA-graph estimate before the KV pool.
-        overrides["cuda_graphs_in_budget"] = 1.0
-        graphs = reported.get("cuda_graph_gib_estimated")
-        if graphs is not None:
-            overrides["cuda_graph_gib_per_gpu"] = float(graphs)
+        overrides.update(graphs_in_budget(reported.get("cuda_graph_gib_estimated")))
     scenario = Scenario(mid, gid, weight_format(point.get("quantization"), point.get("dtype")),
                         kv_format(point.get("kv_cache_dtype")),
                         int(point.get("tensor_parallel_size") or 1), context, 1,
                         min(2048, context))
     return Settings(scenario, overrides)
+
+
+def graphs_in_budget(estimate_gib: float | None) -> dict[str, float | str]:
+    """The settings of an engine that reserves its CUDA-graph estimate before the KV pool
+    (vLLM 0.21 and later), with the estimate it printed when it printed one."""
+    found: dict[str, float | str] = {"cuda_graphs_in_budget": 1.0}
+    if estimate_gib is not None:
+        found["cuda_graph_gib_per_gpu"] = float(estimate_gib)
+    return found
 
 
 def _version(text: Any) -> tuple[int, int]:

@@ -14,7 +14,7 @@ Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
 from __future__ import annotations
 
 from planner.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
-from planner.quantities import QUANTITY_BY_NAME, Quantity, a, m, q, v
+from planner.quantities import QUANTITY_BY_NAME, Quantity, a, allreduce_seconds, m, q, v
 from planner.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
 
 _tp = v("tp")
@@ -56,12 +56,10 @@ FLEET_QUANTITIES: list[Quantity] = [
              q("peak_flops_per_gpu") * q("compute_efficiency_used"),
              "peak FLOP/s × compute efficiency", display="rate"),
     Quantity("step_fixed_seconds", "Step time independent of batch", "s",
-             q("step_overhead_seconds")
-             + IF(_tp > 1, 2 * _layers * q("allreduce_latency_seconds"), 0),
+             q("step_overhead_seconds") + allreduce_seconds(None),
              "fixed step time + all-reduce latencies", display="seconds"),
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
-             IF(_tp > 1, 2 * _layers * 2 * (_tp - 1) / _tp * m("hidden_size")
-                * a("activation_bytes_per_element") / q("scale_up_bytes_per_second"), 0)
+             allreduce_seconds(1, latency=False)
              + q("prefill_interleaved_seconds") / _O
              + q("step_seconds_per_running_sequence")
              + q("serving_attention_seconds_per_sequence"),

@@ -225,14 +225,22 @@ def _prefill_pairs(p: Expr) -> Expr:
             + m("chunked_attention_layers") * p * c / 2)
 
 
-def _allreduce_seconds(tokens: Expr, latency: bool = True) -> Expr:
+def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
     """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
     across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth.
     Tokens that ride in a step that already pays the latency (prefill chunks interleaved with
-    decode) add only the traffic: ``latency=False``."""
-    traffic = 2 * (_tp - 1) / _tp * tokens * _hidden * _act / q("scale_up_bytes_per_second")
-    per_layer = q("allreduce_latency_seconds") + traffic if latency else traffic
+    decode) add only the traffic: ``latency=False``; ``tokens=None`` is the latency alone."""
+    parts: list[Expr] = [q("allreduce_latency_seconds")] if latency else []
+    if tokens is not None:
+        parts.append(2 * (_tp - 1) / _tp * tokens * _hidden * _act
+                     / q("scale_up_bytes_per_second"))
+    per_layer = parts[0] if len(parts) == 1 else parts[0] + parts[1]
     return IF(_tp > 1, 2 * _layers * per_layer, 0)
+
+
+def _engine_default(assumption: str, field: str) -> Expr:
+    """An assumption that defaults ('auto') to the selected engine's figure."""
+    return IF(a(assumption).eq("auto"), e(field), a(assumption))
 
 
 def _padded(width: Expr) -> Expr:
@@ -341,8 +349,7 @@ ROW_QUANTITIES: list[Quantity] = [
              "the larger of sampler and dense forward, + MoE workspace, + a vision encoder's "
              "profile (tower parameters × vision_profile_bytes_per_param)", display="bytes"),
     Quantity("non_torch_bytes_per_gpu", "Non-torch memory per GPU", "B",
-             IF(a("non_torch_gib_per_gpu").eq("auto"), e("non_torch_gib"),
-                a("non_torch_gib_per_gpu")) * GiB
+             _engine_default("non_torch_gib_per_gpu", "non_torch_gib") * GiB
              + IF(_tp > 1, a("comm_buffer_gib_per_gpu") * GiB
                   * IF(g("scale_up_gb_s") > 0, 1, 0.1), 0)
              + IF(_tp >= 8, g("nvls_buffer_gib") * GiB, 0),
@@ -567,8 +574,7 @@ ROW_QUANTITIES: list[Quantity] = [
              _layers * a("step_overhead_us_per_layer") / MILLION,
              "layers × step_overhead_us_per_layer", display="seconds"),
     Quantity("step_seconds_per_running_sequence", "Engine time per running sequence", "s",
-             IF(a("step_overhead_us_per_sequence").eq("auto"), e("us_per_sequence"),
-                a("step_overhead_us_per_sequence")) / MILLION,
+             _engine_default("step_overhead_us_per_sequence", "us_per_sequence") / MILLION,
              "step_overhead_us_per_sequence, or with 'auto' the engine's figure, in seconds",
              display="seconds"),
     Quantity("serving_batch", "Sequences decoding together", "sequences",
@@ -620,17 +626,17 @@ ROW_QUANTITIES: list[Quantity] = [
              q("serving_batch") * q("serving_attention_seconds_per_sequence"),
              "serving batch × attention time per sequence", display="seconds"),
     Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
-             _allreduce_seconds(q("serving_batch")),
+             allreduce_seconds(q("serving_batch")),
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
              "scale-up bandwidth)", display="seconds"),
     Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
              q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
-             + _allreduce_seconds(_p),
+             + allreduce_seconds(_p),
              "prefill FLOPs / replica FLOP/s + its all-reduces (prompt × hidden activations)",
              display="seconds"),
     Quantity("prefill_interleaved_seconds", "Prefill of one request inside decode steps", "s",
              q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
-             + _allreduce_seconds(_p, latency=False),
+             + allreduce_seconds(_p, latency=False),
              "prefill FLOPs / replica FLOP/s + the all-reduce traffic of its activations; the "
              "latency is paid once by the step its chunk rides in", display="seconds"),
     Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
