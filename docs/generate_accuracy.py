@@ -1,6 +1,7 @@
 """Write docs/accuracy.md: the planner measured against every public engine figure the project
-holds (tests/data/calibration/engine-points.yaml and extra-points.yaml), so the report cannot drift
-from the code (tests/test_accuracy.py fails when they differ). Run: python docs/generate_accuracy.py
+holds (tests/data/calibration/engine-points.yaml, extra-points.yaml, throughput-points.yaml), so
+the report cannot drift from the code (tests/test_accuracy.py fails when they differ).
+Run: python docs/generate_accuracy.py
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from planner.errors import ArgumentError
 
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
-FILES = ("engine-points.yaml", "extra-points.yaml")
+FILES = ("engine-points.yaml", "extra-points.yaml", "throughput-points.yaml")
 
 MAX_LOAD_BATCH = 4096  # runs at an unbounded request rate: the engine's own caps set the batch
 TRTLLM_FRACTION = 0.9  # kv_cache_free_gpu_mem_fraction: TensorRT-LLM's default, low end of ranges
@@ -596,11 +597,13 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
 
 
 METHOD = """\
-Every public engine figure the project holds (`tests/data/calibration/engine-points.yaml` and
-`extra-points.yaml`, sources in their `source` fields) is run through `planner calc` with the
-settings a user copies from the engine's command line, planner defaults otherwise. The report fits
-nothing; `engine-points.yaml` informed the design of the engine model (read it as in-sample), so
-the tables also split the results by data file. Models are matched to the catalog by its `hf_id`,
+Every public engine figure the project holds (`tests/data/calibration/engine-points.yaml`,
+`extra-points.yaml` and `throughput-points.yaml`, sources in their `source` fields) is run through
+`planner calc` with the settings a user copies from the engine's command line, planner defaults
+otherwise. The report fits nothing; `engine-points.yaml` informed the design of the engine model
+(read it as in-sample), and `throughput-points.yaml` was gathered after the speed model was
+built, its sources adopted from their descriptions before any comparison, so the tables also
+split the results by data file. Models are matched to the catalog by its `hf_id`,
 GPUs by the device name the source prints; points whose model or GPU the catalogs lack are listed,
 not compared.
 
