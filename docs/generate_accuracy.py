@@ -416,6 +416,10 @@ def runs_of(entry: Point) -> list[Run] | str:
         batch = concurrency or prompts or MAX_LOAD_BATCH
         kind = (f"concurrency {concurrency}" if concurrency else
                 f"burst of {prompts}" if prompts else "max load")
+        achieved = results.get("mean_concurrency")
+        if concurrency and achieved:  # sglang.bench_serving prints the concurrency it kept
+            batch = max(1, round(float(achieved)))
+            kind = f"concurrency {concurrency} (mean {float(achieved):g})"
         run(engine, kind, engine, engine_text, *workload, batch,
             float(results["output_tokens_per_s"]), "output")
         for key, other in sorted((entry.get("other") or {}).items()):
@@ -624,9 +628,11 @@ not compared.
   default (BF16), except NVIDIA's ModelOpt FP8/FP4 checkpoints, which declare an FP8 KV cache
   (`kv_cache_quant_algo`), and NIM's FP8 profiles, TensorRT-LLM engines built from them (the
   NIM 70B sweep runs about 85 sequences of 5,500 tokens at concurrency 100: more than a BF16
-  cache holds on two H100s). `--batch` is the run's concurrency; runs at an unbounded request rate
-  (max load) use `--batch 4096`, so the planner's caps apply: `serving_batch` = min(batch,
-  sequences that fit, max_num_seqs); a burst (a fixed number of prompts sent at once, as
+  cache holds on two H100s). `--batch` is the run's concurrency (where the benchmark prints
+  the concurrency it actually kept, as `sglang.bench_serving`'s "Concurrency" does, that mean:
+  a short run's ramp and drain hold fewer requests than its cap); runs at an unbounded
+  request rate (max load) use `--batch 4096`, so the planner's caps apply: `serving_batch` =
+  min(batch, sequences that fit, max_num_seqs); a burst (a fixed number of prompts sent at once, as
   `vllm bench serve --request-rate inf --num-prompts N` does) uses `--batch N`. A burst is not
   a steady state: its prompts' lengths spread (ShareGPT's outputs run from a few tokens to
   thousands), so its last minutes decode a few long requests at a small batch, and its

@@ -216,13 +216,50 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.01, maximum=1.0, group="speed",
         ),
         Assumption(
-            "step_overhead_us_per_layer", "Fixed time per layer of every engine step", "µs",
-            30.0,
-            "kernel launches, norms, rotary and scheduling that do not scale with bytes: Qwen3-8B "
-            "on an H100 at concurrency 4 decodes in 7.4 ms where the weight read takes 6.1 ms "
-            "(36 layers → about 30 µs each)",
-            "gpustack performance-lab qwen3-8b/h100-latency; docs/engines.md",
+            "kernel_floor_us", "Fixed time per kernel of every engine step", "µs", 5.0,
+            "a decode step runs a fixed chain of kernels per layer (norms, projections, rotary, "
+            "attention, routing), each taking a few µs beyond the bytes it moves even inside a "
+            "CUDA graph; the step pays kernels_per_step × this. Dense layers are 10 kernels: "
+            "Qwen3-8B and Llama 3 8B at TP 1 and Llama 3.3 70B at TP 2 decode 33-62 µs a layer "
+            "beyond their weight and KV reads (median about 50), so 5 µs a kernel",
+            "gpustack qwen3-8b/h100 latency runs; faradawn/bench3 H200; NVIDIA NIM 70B sweep; "
+            "docs/engines.md",
             minimum=0.0, maximum=10000.0, group="speed",
+        ),
+        Assumption(
+            "kernels_attention", "Kernels of a GQA/MHA attention block", "kernels", 6,
+            "input norm, QKV projection, rotary, KV-cache write, attention, output projection "
+            "(vLLM/SGLang llama.py, qwen3.py decode path with fused add-norm)",
+            "docs/engines.md", minimum=0, maximum=1000, group="speed",
+        ),
+        Assumption(
+            "kernels_mla_attention", "Kernels of an MLA attention block", "kernels", 12,
+            "input norm, fused q_a/kv_a projection, two low-rank norms, q_b projection, the "
+            "absorbed query and value BMMs, rotary, KV-cache write, attention with its split "
+            "combine, output projection (DeepSeek-V2/V3 decode path)",
+            "docs/engines.md", minimum=0, maximum=1000, group="speed",
+        ),
+        Assumption(
+            "kernels_linear_attention", "Kernels of a linear-attention block", "kernels", 8,
+            "Gated DeltaNet: norm, two input projections, short convolution, gating, recurrent "
+            "update, gated norm, output projection (Qwen3-Next decode path)",
+            "docs/engines.md", minimum=0, maximum=1000, group="speed",
+        ),
+        Assumption(
+            "kernels_dense_ffn", "Kernels of a dense FFN block", "kernels", 4,
+            "post-attention norm, gate/up projection, activation, down projection",
+            "docs/engines.md", minimum=0, maximum=1000, group="speed",
+        ),
+        Assumption(
+            "kernels_moe_ffn", "Kernels of an MoE FFN block", "kernels", 8,
+            "norm, router projection, top-k, token sort/align, the two grouped expert GEMMs, "
+            "activation, weighted sum (fused_moe decode path)",
+            "docs/engines.md", minimum=0, maximum=1000, group="speed",
+        ),
+        Assumption(
+            "kernels_shared_expert", "Kernels a shared expert adds", "kernels", 4,
+            "gate/up projection, activation, down projection and the add into the routed sum",
+            "docs/engines.md", minimum=0, maximum=1000, group="speed",
         ),
         Assumption(
             "step_overhead_us_per_sequence", "Engine time per running sequence per step", "µs",
@@ -339,9 +376,17 @@ def defaults() -> dict[str, float | str]:
     return values
 
 
+RETIRED = {
+    "step_overhead_us_per_layer": "replaced by kernel_floor_us (time per kernel) × the kernels "
+                                  "a step runs, counted from the model (kernels_* assumptions)",
+}
+
+
 def _suggest(name: str, known: list[str]) -> str:
     import difflib
 
+    if name in RETIRED:
+        return f" ({RETIRED[name]})"
     close = difflib.get_close_matches(name, known, n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

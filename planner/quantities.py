@@ -570,9 +570,19 @@ ROW_QUANTITIES: list[Quantity] = [
                 a("allreduce_latency_us_fallback")) / MILLION,
              "allreduce_latency_us of the GPU, else the fallback, in seconds",
              display="seconds"),
+    Quantity("kernels_per_step", "Kernels per engine step", "kernels",
+             m("attention_layers") * IF(m("is_mla"), a("kernels_mla_attention"),
+                                        a("kernels_attention"))
+             + m("linear_attention_layers") * a("kernels_linear_attention")
+             + (_layers - m("moe_layers")) * a("kernels_dense_ffn")
+             + m("moe_layers") * (a("kernels_moe_ffn")
+                                  + IF(m("shared_expert_ffn") > 0, a("kernels_shared_expert"), 0)),
+             "attention layers × kernels of their block (MLA or GQA) + linear-attention layers × "
+             "theirs + dense FFN layers × kernels_dense_ffn + MoE layers × (kernels_moe_ffn + "
+             "kernels_shared_expert where the model has a shared expert)", kind="int"),
     Quantity("step_overhead_seconds", "Fixed time per engine step", "s",
-             _layers * a("step_overhead_us_per_layer") / MILLION,
-             "layers × step_overhead_us_per_layer", display="seconds"),
+             q("kernels_per_step") * a("kernel_floor_us") / MILLION,
+             "kernels per step × kernel_floor_us", display="seconds"),
     Quantity("step_seconds_per_running_sequence", "Engine time per running sequence", "s",
              _engine_default("step_overhead_us_per_sequence", "us_per_sequence") / MILLION,
              "step_overhead_us_per_sequence, or with 'auto' the engine's figure, in seconds",

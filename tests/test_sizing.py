@@ -37,7 +37,7 @@ WORKLOAD = {"model": "m", "rate_rps": 10, "prompt_tokens": 1000, "output_tokens"
             "spare_replicas": 1, "source": "worked example"}
 ASSUMPTIONS = {"engine": "none", "memory_basis": "marketed", "overhead_gib_per_gpu": 0.0,
                "gpu_memory_utilization": 0.9, "bandwidth_efficiency": 0.8,
-               "compute_efficiency": 0.5, "step_overhead_us_per_layer": 30.0,
+               "compute_efficiency": 0.5, "kernel_floor_us": 3.0,
                "max_num_seqs": 256.0, "target_utilisation": 0.8, "pue": 1.25,
                "electricity_usd_per_kwh": 0.08, "average_power_share": 0.75,
                "rack_power_kw": 40.8, "rack_units_per_rack": 42.0,
@@ -74,7 +74,7 @@ def test_worked_example_by_hand(tmp_path) -> None:
     # Speed pieces at the mean decode context 1,000 + 200/2 = 1,100 tokens.
     bw, flops = 2e12 * 0.8, 1e15 * 0.5
     kv_read = 40960 * 1100
-    fixed = 10 * 30e-6
+    fixed = 10 * (6 + 4) * 3e-6  # 10 layers of 6 attention + 4 FFN kernels, 3 µs each
     prefill = (2 * 1e9 * 1000 + 2 * 8 * 128 * 10 * 1000**2 / 2) / flops
     assert v("prefill_compute_seconds") == pytest.approx(prefill)
     assert v("prefill_interleaved_seconds") == pytest.approx(prefill)  # TP 1: no all-reduce
