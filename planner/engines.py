@@ -34,6 +34,7 @@ class Engine:
     max_num_batched_tokens_small: int
     us_per_sequence: float  # engine time per running sequence per step (scheduler, sampler)
     non_torch_gib: float  # memory outside the framework's allocator per GPU at TP 1
+    mixes_prefill: int  # 1: prompt chunks ride in decode steps; 0: prefill runs as its own step
     source: str
 
 
@@ -43,17 +44,19 @@ ENGINES: dict[str, Engine] = {
     e.id: e
     for e in [
         Engine("vllm", "vLLM (V1 engine)", "gpu_memory_utilization", 0, 0, 1, 1, 1, 1, 1,
-               1024, 256, 8192, 2048, 20.0, 0.25,
+               1024, 256, 8192, 2048, 20.0, 0.25, 1,
                "vLLM V1 gpu_worker.determine_available_memory: kv = total × gmu − (weights + "
                "activation peak + non-torch); defaults from engine/arg_utils.py (`vllm serve`: "
                "1024 seqs / 8192 batched tokens on GPUs with ≥ 70 GiB, else 256 / 2048); "
                "hybrid KV manager sizes sliding groups to window − 1 + max_num_batched_tokens"),
         Engine("sglang", "SGLang", "mem_fraction_static", 0, 1, 1, 0, 1, 0, 0,
-               1024, 256, 8192, 2048, 20.0, 0.25,
+               1024, 256, 8192, 2048, 20.0, 0.25, 0,
                "SGLang model_runner.profile_max_num_token: pool = free after weights − free "
-               "before weights × (1 − mem_fraction_static); no activation profile run"),
+               "before weights × (1 − mem_fraction_static); no activation profile run; "
+               "prefill runs as a pass of its own (server_args enable_mixed_chunk: bool = "
+               "False)"),
         Engine("trtllm", "TensorRT-LLM", "kv_cache_free_gpu_mem_fraction", 1, 1, 1, 1, 1, 0, 0,
-               2048, 2048, 8192, 8192, 10.0, 2.5,
+               2048, 2048, 8192, 8192, 10.0, 2.5, 1,
                "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction: a fraction of the memory "
                "free after weights and runtime buffers (max_batch_size 2048, max_num_tokens "
                "8192 by default); its C++ executor overlaps scheduling with the GPU: 10 µs per "
@@ -62,7 +65,7 @@ ENGINES: dict[str, Engine] = {
                "runs saturate earlier; docs/accuracy.md); about 2.5 GiB outside torch per GPU "
                "(its H200 PyTorch-backend log: non-torch 2.55 GiB after loading)"),
         Engine("none", "No engine (the model's own need)", "gpu_memory_utilization", 0, 0, 0, 0,
-               0, 0, 0, 1024, 256, 8192, 2048, 0.0, 0.0,
+               0, 0, 0, 1024, 256, 8192, 2048, 0.0, 0.0, 1,
                "SPEC's arithmetic: memory × gpu_memory_utilization − overhead_gib_per_gpu − "
                "weights, windows capped at the window, one format for every parameter"),
     ]
@@ -71,4 +74,5 @@ ENGINES: dict[str, Engine] = {
 ENGINE_FIELDS = ("fraction_after_weights", "fraction_after_runtime", "charges_runtime",
                  "profiles_activation", "weights_as_loaded", "window_tail", "pads_layer_groups",
                  "max_num_seqs_large", "max_num_seqs_small", "max_num_batched_tokens_large",
-                 "max_num_batched_tokens_small", "us_per_sequence", "non_torch_gib")
+                 "max_num_batched_tokens_small", "us_per_sequence", "non_torch_gib",
+                 "mixes_prefill")

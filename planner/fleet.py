@@ -14,7 +14,7 @@ Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
 from __future__ import annotations
 
 from planner.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
-from planner.quantities import QUANTITY_BY_NAME, Quantity, a, allreduce_seconds, m, q, v
+from planner.quantities import QUANTITY_BY_NAME, Quantity, a, allreduce_seconds, e, m, q, v
 from planner.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
 
 _tp = v("tp")
@@ -60,11 +60,14 @@ FLEET_QUANTITIES: list[Quantity] = [
              "fixed step time + all-reduce latencies", display="seconds"),
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
              allreduce_seconds(1, latency=False)
-             + q("prefill_interleaved_seconds") / _O
+             + (q("prefill_interleaved_seconds")
+                + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O
              + q("step_seconds_per_running_sequence")
              + q("serving_attention_seconds_per_sequence"),
-             "all-reduce traffic per sequence + its interleaved prefill spread over its output "
-             "tokens + engine time per sequence + its attention", display="seconds"),
+             "all-reduce traffic per sequence + its prefill spread over its output tokens (with "
+             "a prefill pass's fixed cost where the engine runs prefill apart: an upper bound, "
+             "so the batch is never overstated) + engine time per sequence + its attention",
+             display="seconds"),
     Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
              "sequences",
              (w("itl_s") - q("step_fixed_seconds") - q("weight_bytes") / _tp

@@ -649,6 +649,26 @@ ROW_QUANTITIES: list[Quantity] = [
              + allreduce_seconds(_p, latency=False),
              "prefill FLOPs / replica FLOP/s + the all-reduce traffic of its activations; the "
              "latency is paid once by the step its chunk rides in", display="seconds"),
+    Quantity("prefills_per_step", "Prompts started per decode step", "requests",
+             IF(_o > 0, q("serving_batch") / _o, 0),
+             "serving batch / output tokens: in a steady state each running sequence ends, "
+             "and a new one starts, once every output-length steps"),
+    Quantity("prefill_pass_fixed_seconds", "Fixed cost of a prefill pass of its own", "s",
+             q("step_overhead_seconds") + allreduce_seconds(None)
+             + q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
+                                    * q("bandwidth_efficiency_used")),
+             "an engine that runs prefill apart from decoding pays, for each prefill pass, the "
+             "fixed step time, the all-reduce latencies and a full read of the weights",
+             display="seconds"),
+    Quantity("prefill_per_step_seconds", "Prefill time per decode step", "s",
+             IF(e("mixes_prefill"),
+                q("prefills_per_step") * q("prefill_interleaved_seconds"),
+                MIN(q("prefills_per_step"), 1) * q("prefill_pass_fixed_seconds")
+                + q("prefills_per_step") * q("prefill_interleaved_seconds")),
+             "engines that mix prompt chunks into decode steps (vLLM, TensorRT-LLM): prompts "
+             "per step × prefill inside a decode step; engines that run prefill as a pass of "
+             "its own (SGLang by default): at most one pass per decode step, each with its "
+             "fixed cost, plus the prompts' FLOPs and all-reduce traffic", display="seconds"),
     Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
              MAX(q("prefill_compute_seconds"),
                  q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
@@ -662,7 +682,7 @@ ROW_QUANTITIES: list[Quantity] = [
              + MAX(q("serving_memory_seconds"), q("serving_compute_seconds"))
              + q("serving_attention_seconds")
              + q("decode_allreduce_seconds")
-             + IF(_o > 0, q("serving_batch") / _o * q("prefill_interleaved_seconds"), 0),
+             + IF(_o > 0, q("prefill_per_step_seconds"), 0),
              "fixed step time + engine time per running sequence × serving batch + the GEMMs "
              "(the larger of reading the weights and their compute) + attention + all-reduces "
              "+ the prefill the engine interleaves (serving batch / output tokens × prefill of "

@@ -120,6 +120,23 @@ def test_worked_example_by_hand(tmp_path) -> None:
     assert sized.choice is row
 
 
+def test_an_engine_that_runs_prefill_apart_pays_a_pass_per_step(tmp_path) -> None:
+    """SGLang (enable_mixed_chunk off) runs prompts as passes of their own: each pays the fixed
+    step time and a full weight read, at most one pass per decode step."""
+    models, gpus, servers, workloads, _ = world(tmp_path)
+    for engine, mixes in (("none", True), ("sglang", False)):
+        [sized] = size_all(workloads, models, gpus, servers, {**ASSUMPTIONS, "engine": engine})
+        v = next(r for r in sized.rows if r.candidate.tp == 1).value
+        prefill = (2 * 1e9 * 1000 + 2 * 8 * 128 * 10 * 1000**2 / 2) / (1e15 * 0.5)
+        pass_fixed = 10 * (6 + 4) * 3e-6 + 2e9 / (2e12 * 0.8)  # 0.3 ms + 1.25 ms, TP 1
+        assert v("prefill_pass_fixed_seconds") == pytest.approx(pass_fixed)
+        started = v("serving_batch") / 200
+        assert started > 1  # more than one prompt a step: still one pass
+        expected = started * prefill + (0 if mixes else pass_fixed)
+        assert v("prefill_per_step_seconds") == pytest.approx(expected)
+        assert v("itl_seconds") <= 0.02  # the batch bound keeps the ITL target
+
+
 def test_a_target_nothing_meets_names_the_target_and_the_miss(tmp_path) -> None:
     models, gpus, servers, workloads, _ = world(tmp_path, workload={"itl_s": 0.0002})
     [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)

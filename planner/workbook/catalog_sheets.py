@@ -133,6 +133,7 @@ ENGINE_HEADERS = {
     "max_num_batched_tokens_small": "Default max_num_batched_tokens, < 70 GiB [tokens]",
     "us_per_sequence": "Time per running sequence per step [µs]",
     "non_torch_gib": "Non-torch memory at TP 1 [GiB]",
+    "mixes_prefill": "Prompts ride in decode steps [1/0]",
 }
 
 
