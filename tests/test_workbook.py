@@ -135,16 +135,19 @@ def test_default_workbook_cached_values_equal_gnumeric(default_workbook, tmp_pat
     assert mismatches == [], "\n".join(mismatches[:20])
 
 
+def one_entry(path: Path, section: str, entry: str, folder: Path, **changes: object) -> Path:
+    """The catalog at `path` cut down to its one `entry` (with `changes`), written in `folder`."""
+    catalog = yaml.safe_load(path.read_text())
+    catalog[section] = {entry: {**catalog[section][entry], **changes}}
+    cut = folder / path.name
+    cut.write_text(yaml.safe_dump(catalog, sort_keys=False))
+    return cut
+
+
 @pytest.mark.gnumeric
 @pytest.mark.filterwarnings(GNUMERIC_STYLES)
 def test_editing_a_named_input_in_gnumeric_equals_rebuilding_with_set(tmp_path) -> None:
-    # Two workloads: Gnumeric's INDEX gives #REF! on a one-cell range where Excel and
-    # LibreOffice give the cell, so a catalog of one entry cannot be compared there.
-    catalog = yaml.safe_load(DEFAULT_WORKLOADS.read_text())
-    rag = catalog["workloads"]["rag-8b-long-context"]
-    catalog["workloads"] = {"rag-a": rag, "rag-b": {**rag, "rate_rps": 5}}
-    workloads = tmp_path / "workloads.yaml"
-    workloads.write_text(yaml.safe_dump(catalog, sort_keys=False))
+    workloads = one_entry(DEFAULT_WORKLOADS, "workloads", "rag-8b-long-context", tmp_path)
     gpus = yaml.safe_load(SMALL["gpus_path"].read_text())["gpus"]
     catalog = yaml.safe_load(DEFAULT_SERVERS.read_text())
     catalog["servers"] = {k: s for k, s in catalog["servers"].items() if s["gpu"] in gpus}
@@ -166,6 +169,45 @@ def test_editing_a_named_input_in_gnumeric_equals_rebuilding_with_set(tmp_path) 
     rebuilt = small(tmp_path / "rebuilt", {"gpu_memory_utilization": 0.8})
     assert compare(rebuilt, recalculated, abs_tol=0.0) == []
     assert compare(original, rebuilt) != []
+
+
+# One entry in every catalog (and, second, one candidate for the one workload): Gnumeric's INDEX
+# gives #REF! on a one-cell range where Excel and LibreOffice give the cell, so the names of a
+# one-entry catalog and a workload's one-row Fleet block cover the empty cell below as well.
+@pytest.fixture(scope="module", params=["one-entry-catalogs", "one-candidate"])
+def one_entry_workbook(request, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp(request.param)
+    one_candidate = request.param == "one-candidate"
+    models = one_entry(SMALL["models_path"], "models", "llama-3.1-8b", folder)
+    gpus = one_entry(SMALL["gpus_path"], "gpus", "h100-sxm", folder)
+    workloads = one_entry(DEFAULT_WORKLOADS, "workloads", "rag-8b-long-context", folder,
+                          **({"weights": ["bf16"], "kv": ["bf16"]} if one_candidate else {}))
+    servers = one_entry(DEFAULT_SERVERS, "servers", "hgx-h100-8", folder,
+                        **({"scale_up_gpus": 1} if one_candidate else {}))  # TP 1 only
+    run_build(models, gpus, SMALL["grid_path"], folder / "built", {}, None,
+              workloads_path=workloads, servers_path=servers)
+    built = folder / "built" / WORKBOOK_NAME
+    wb = load_workbook(built)
+    assert [wb[s].max_row for s in ("Models", "GPUs", "Workloads", "Servers")] == [2, 2, 2, 2]
+    assert (wb["Fleet"].max_row == 2) == one_candidate
+    return built
+
+
+@pytest.mark.gnumeric
+@pytest.mark.filterwarnings(GNUMERIC_STYLES)
+def test_one_entry_catalogs_cached_values_equal_gnumeric(one_entry_workbook, tmp_path) -> None:
+    recalculated = recalculate_gnumeric(one_entry_workbook, tmp_path)
+    mismatches = compare(one_entry_workbook, recalculated, abs_tol=0.0)  # relative 1e-9 only
+    assert sum(1 for _ in formula_cells(one_entry_workbook)) > 0
+    assert mismatches == [], f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:20])
+
+
+@pytest.mark.libreoffice
+def test_one_entry_catalogs_cached_values_equal_libreoffice(one_entry_workbook,
+                                                            tmp_path) -> None:
+    mismatches = compare(one_entry_workbook, recalculate(one_entry_workbook, tmp_path))
+    assert sum(1 for _ in formula_cells(one_entry_workbook)) > 0
+    assert mismatches == [], f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:20])
 
 
 # --- what a previewer that cannot calculate sees ---------------------------------------------

@@ -33,6 +33,7 @@ from planner.workbook.layout import (
     absolute_range,
     gpu_name,
     model_name,
+    table_range,
 )
 
 Namer = Callable[[str, str], None]  # (name, reference)
@@ -155,8 +156,8 @@ def write_engine_table(w: SheetWriter, name: Namer) -> None:
     name("engine_id", absolute_range(ASSUMPTIONS_SHEET, "A", first, w.row))
     name("engine_row", "MATCH(engine,engine_id,0)")  # the selected engine's row, found once
     for i, field in enumerate(ENGINE_FIELDS, start=2):
-        name(f"engine_{field}", absolute_range(ASSUMPTIONS_SHEET, get_column_letter(i), first,
-                                               w.row))
+        name(f"engine_{field}", table_range(ASSUMPTIONS_SHEET, get_column_letter(i), first,
+                                            w.row))
 
 
 def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
@@ -176,11 +177,11 @@ def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
         name(f.setting, absolute_cell(FORMATS, "B", row))
     last = w.row
     name("weight_format_id", absolute_range(FORMATS, "A", first, last))
-    name("weight_bytes_per_param", absolute_range(FORMATS, "B", first, last))
-    name("weight_compute", absolute_range(FORMATS, "C", first, last))
-    name("weight_embeddings_16bit", absolute_range(FORMATS, "F", first, last))
-    name("weight_experts_only", absolute_range(FORMATS, "G", first, last))
-    name("weight_expert_pad", absolute_range(FORMATS, "H", first, last))
+    name("weight_bytes_per_param", table_range(FORMATS, "B", first, last))
+    name("weight_compute", table_range(FORMATS, "C", first, last))
+    name("weight_embeddings_16bit", table_range(FORMATS, "F", first, last))
+    name("weight_experts_only", table_range(FORMATS, "G", first, last))
+    name("weight_expert_pad", table_range(FORMATS, "H", first, last))
     dv = DataValidation(type="list", formula1='"' + ",".join(COMPUTE_PRECISIONS) + '"')
     dv.add(f"C{first}:C{last}")
     w.ws.data_validations.append(dv)
@@ -195,7 +196,7 @@ def write_formats(w: SheetWriter, plan: Plan, name: Namer) -> None:
                                       "0.000000"), None, k.description, k.source])
         name(k.setting, absolute_cell(FORMATS, "B", row))
     name("kv_format_id", absolute_range(FORMATS, "A", first, w.row))
-    name("kv_bytes_per_element", absolute_range(FORMATS, "B", first, w.row))
+    name("kv_bytes_per_element", table_range(FORMATS, "B", first, w.row))
     styles.protect(w.ws)
 
 
@@ -250,7 +251,8 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
             continue
         from openpyxl.utils import get_column_letter
 
-        name(model_name(col), absolute_range(MODELS, get_column_letter(i + 1), first, last))
+        column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
+        name(model_name(col), column_range(MODELS, get_column_letter(i + 1), first, last))
     styles.protect(w.ws)
 
 
@@ -278,8 +280,9 @@ def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
     write_table(w, header, rows)
     for i, col in enumerate(GPU_COLUMNS):
         if col == "id" or (GPU_FIELDS.get(col) and GPU_FIELDS[col].kind in ("int", "number")):
-            name(gpu_name(col), absolute_range(GPUS, get_column_letter(i + 1),
-                                               CATALOG_FIRST_ROW, w.row))
+            column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
+            name(gpu_name(col), column_range(GPUS, get_column_letter(i + 1),
+                                             CATALOG_FIRST_ROW, w.row))
     styles.protect(w.ws)
 
 

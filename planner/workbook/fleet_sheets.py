@@ -30,6 +30,7 @@ from planner.workbook.layout import (
     GridRowRenderer,
     absolute_cell,
     absolute_range,
+    table_range,
 )
 
 WORKLOAD_NUMERIC = [k for k, s in WORKLOAD_FIELDS.items() if s.kind in ("int", "number")]
@@ -111,8 +112,9 @@ def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
     for i, col in enumerate(WORKLOAD_COLUMNS, start=1):
         if col in ("name", "source", "notes"):
             continue
-        name(workload_name(col), absolute_range(WORKLOADS, get_column_letter(i),
-                                                CATALOG_FIRST_ROW, w.row))
+        column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
+        name(workload_name(col), column_range(WORKLOADS, get_column_letter(i),
+                                              CATALOG_FIRST_ROW, w.row))
     styles.protect(w.ws)
 
 
@@ -131,8 +133,9 @@ def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
     for i, col in enumerate(SERVER_COLUMNS, start=1):
         if col in ("name", "source", "notes", "price_date"):
             continue
-        name(server_name(col), absolute_range(SERVERS, get_column_letter(i),
-                                              CATALOG_FIRST_ROW, w.row))
+        column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
+        name(server_name(col), column_range(SERVERS, get_column_letter(i),
+                                            CATALOG_FIRST_ROW, w.row))
     styles.protect(w.ws)
 
 
@@ -176,6 +179,13 @@ class FleetBlock:
     def range(self, column: str) -> str:
         col = FLEET_COL[column]
         return f"'{FLEET}'!${col}${self.first}:${col}${self.last}"
+
+    def index_range(self, column: str) -> str:
+        """The block's column as INDEX reads it at a position picked within the block. A block
+        of one row also covers the row below it, never read: Gnumeric's INDEX gives #REF! on a
+        one-cell range where Excel and LibreOffice give the cell."""
+        col = FLEET_COL[column]
+        return f"'{FLEET}'!${col}${self.first}:${col}${max(self.last, self.first + 1)}"
 
 
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
@@ -253,7 +263,8 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
             cached = (env.value(column) if column in QUANTITY_BY_NAME else
                       (env.candidate.server if column == "server" else
                        getattr(env.scenario, column)))
-            cells.append(Formula(f"=INDEX({block.range(column)},$B{row})", cached, fmt))
+            cells.append(Formula(f"=INDEX({block.index_range(column)},$B{row})", cached,
+                                 fmt))
         w.append(cells)
     last = w.row
     w.append([])
@@ -305,4 +316,4 @@ class PickedRowRenderer(FleetRowRenderer):
         self.pick = pick  # the Budget cell holding the position, e.g. 'Budget'!$B$5
 
     def col(self, name: str) -> str:
-        return f"INDEX({self.block.range(name)},{self.pick})"
+        return f"INDEX({self.block.index_range(name)},{self.pick})"

@@ -58,6 +58,14 @@ def absolute_range(sheet: str, column: str, first: int, last: int) -> str:
     return f"{quote_sheetname(sheet)}!${column}${first}:${column}${last}"
 
 
+def table_range(sheet: str, column: str, first: int, last: int) -> str:
+    """A table column as the range its name covers, for INDEX to read. A table of one entry
+    also covers the empty cell below it: Gnumeric's INDEX gives #REF! on a one-cell range where
+    Excel and LibreOffice give the cell. Only for tables with nothing written below them; an id
+    column, which MATCH and list validation read (fine on one cell), keeps absolute_range."""
+    return absolute_range(sheet, column, first, max(last, first + 1))
+
+
 def absolute_cell(sheet: str, column: str, row: int) -> str:
     return f"{quote_sheetname(sheet)}!${column}${row}"
 
