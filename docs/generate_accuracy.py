@@ -555,6 +555,7 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
     kinds: dict[str, list[float]] = {}
     engines: dict[str, list[float]] = {}
     files: dict[str, list[float]] = {}
+    devices: dict[str, list[float]] = {}
     for r in compared:
         kind = ("request rate" if r.run.kind.startswith("rate") else
                 "fixed concurrency" if r.run.kind.startswith("concurrency") else
@@ -562,9 +563,11 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
         kinds.setdefault(kind, []).append(r.ratio or 0)
         engines.setdefault(r.run.engine, []).append(r.ratio or 0)
         files.setdefault(f"`{r.run.entry['_file']}`", []).append(r.ratio or 0)
+        if r.settings is not None:
+            devices.setdefault(r.settings.scenario.gpu, []).append(r.ratio or 0)
     if compared:
         lines += [*_ratio_table("Load", kinds), "", *_ratio_table("Engine", engines), "",
-                  *_ratio_table("Data file", files), ""]
+                  *_ratio_table("Data file", files), "", *_ratio_table("GPU", devices), ""]
         worst = sorted(compared, key=lambda r: (-abs(math.log(r.ratio or 1)),
                                                 str(r.run.entry["id"]), r.run.case))[:5]
         lines += ["Largest misses: " + "; ".join(
