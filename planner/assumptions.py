@@ -60,6 +60,28 @@ class Assumption:
         return number
 
 
+# Kernels each block of a layer runs in a decode step, counted from the engines' model code
+# (docs/engines.md): the step's fixed cost is their sum over the model's layers × kernel_floor_us.
+KERNEL_COUNTS = [
+    ("kernels_attention", "Kernels of a GQA/MHA attention block", 6,
+     "input norm, QKV projection, rotary, KV-cache write, attention, output projection "
+     "(vLLM/SGLang llama.py, qwen3.py decode path with fused add-norm)"),
+    ("kernels_mla_attention", "Kernels of an MLA attention block", 12,
+     "input norm, fused q_a/kv_a projection, two low-rank norms, q_b projection, the absorbed "
+     "query and value BMMs, rotary, KV-cache write, attention with its split combine, output "
+     "projection (DeepSeek-V2/V3 decode path)"),
+    ("kernels_linear_attention", "Kernels of a linear-attention block", 8,
+     "Gated DeltaNet: norm, two input projections, short convolution, gating, recurrent update, "
+     "gated norm, output projection (Qwen3-Next decode path)"),
+    ("kernels_dense_ffn", "Kernels of a dense FFN block", 4,
+     "post-attention norm, gate/up projection, activation, down projection"),
+    ("kernels_moe_ffn", "Kernels of an MoE FFN block", 8,
+     "norm, router projection, top-k, token sort/align, the two grouped expert GEMMs, "
+     "activation, weighted sum (fused_moe decode path)"),
+    ("kernels_shared_expert", "Kernels a shared expert adds", 4,
+     "gate/up projection, activation, down projection and the add into the routed sum"),
+]
+
 ASSUMPTIONS: dict[str, Assumption] = {
     a.name: a
     for a in [
@@ -226,41 +248,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "docs/engines.md",
             minimum=0.0, maximum=10000.0, group="speed",
         ),
-        Assumption(
-            "kernels_attention", "Kernels of a GQA/MHA attention block", "kernels", 6,
-            "input norm, QKV projection, rotary, KV-cache write, attention, output projection "
-            "(vLLM/SGLang llama.py, qwen3.py decode path with fused add-norm)",
-            "docs/engines.md", minimum=0, maximum=1000, group="speed",
-        ),
-        Assumption(
-            "kernels_mla_attention", "Kernels of an MLA attention block", "kernels", 12,
-            "input norm, fused q_a/kv_a projection, two low-rank norms, q_b projection, the "
-            "absorbed query and value BMMs, rotary, KV-cache write, attention with its split "
-            "combine, output projection (DeepSeek-V2/V3 decode path)",
-            "docs/engines.md", minimum=0, maximum=1000, group="speed",
-        ),
-        Assumption(
-            "kernels_linear_attention", "Kernels of a linear-attention block", "kernels", 8,
-            "Gated DeltaNet: norm, two input projections, short convolution, gating, recurrent "
-            "update, gated norm, output projection (Qwen3-Next decode path)",
-            "docs/engines.md", minimum=0, maximum=1000, group="speed",
-        ),
-        Assumption(
-            "kernels_dense_ffn", "Kernels of a dense FFN block", "kernels", 4,
-            "post-attention norm, gate/up projection, activation, down projection",
-            "docs/engines.md", minimum=0, maximum=1000, group="speed",
-        ),
-        Assumption(
-            "kernels_moe_ffn", "Kernels of an MoE FFN block", "kernels", 8,
-            "norm, router projection, top-k, token sort/align, the two grouped expert GEMMs, "
-            "activation, weighted sum (fused_moe decode path)",
-            "docs/engines.md", minimum=0, maximum=1000, group="speed",
-        ),
-        Assumption(
-            "kernels_shared_expert", "Kernels a shared expert adds", "kernels", 4,
-            "gate/up projection, activation, down projection and the add into the routed sum",
-            "docs/engines.md", minimum=0, maximum=1000, group="speed",
-        ),
+        *(Assumption(name, label, "kernels", count, reason, "docs/engines.md", minimum=0,
+                     maximum=1000, group="speed")
+          for name, label, count, reason in KERNEL_COUNTS),
         Assumption(
             "step_overhead_us_per_sequence", "Engine time per running sequence per step", "µs",
             "auto",
