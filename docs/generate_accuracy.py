@@ -374,6 +374,12 @@ def runs_of(entry: Point) -> list[Run] | str:
                         max(1, batch), published, basis, _overrides(eng, command)))
 
     rows = results if isinstance(results, list) else []
+    if rows and all("latency_s" in r and "batch_size" in r for r in rows):  # static batches
+        for r in rows:  # vLLM benchmark_latency: a batch prefilled and decoded together
+            isl, osl, n = int(r["input_len"]), int(r["output_len"]), int(r["batch_size"])
+            run(f"bs{n} {isl}/{osl}", f"concurrency {n} (static batch)", engine, engine_text,
+                isl, osl, n, n * osl / float(r["latency_s"]), "batch × output / latency")
+        return runs
     if rows and all("isl" in r for r in rows):  # a max-load table (trtllm-bench)
         for r in rows:
             run(f"{r['gpu']} TP{r.get('tp', tp)} {r['isl']}/{r['osl']}", "max load", engine,
@@ -633,8 +639,10 @@ not compared.
   NIM 70B sweep runs about 85 sequences of 5,500 tokens at concurrency 100: more than a BF16
   cache holds on two H100s). `--batch` is the run's concurrency (where the benchmark prints
   the concurrency it actually kept, as `sglang.bench_serving`'s "Concurrency" does, that mean:
-  a short run's ramp and drain hold fewer requests than its cap); runs at an unbounded
-  request rate (max load) use `--batch 4096`, so the planner's caps apply: `serving_batch` =
+  a short run's ramp and drain hold fewer requests than its cap); a static batch timed end to
+  end (vLLM's `benchmark_latency.py`: N prompts prefilled and decoded together) uses `--batch
+  N` and compares N × output tokens / latency; runs at an unbounded request rate (max load)
+  use `--batch 4096`, so the planner's caps apply: `serving_batch` =
   min(batch, sequences that fit, max_num_seqs); a burst (a fixed number of prompts sent at once, as
   `vllm bench serve --request-rate inf --num-prompts N` does) uses `--batch N`. A burst is not
   a steady state: its prompts' lengths spread (ShareGPT's outputs run from a few tokens to
