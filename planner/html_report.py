@@ -26,6 +26,7 @@ from planner.expr import Value
 from planner.fleet import FLEET_QUANTITIES
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.grid import skip_reason
+from planner.html_accuracy import accuracy_context
 from planner.html_budget import budget_context
 from planner.method import readable_formula
 from planner.plan import Plan
@@ -753,6 +754,7 @@ def build_context(plan: Plan) -> dict[str, object]:
         "gpu_sources": gpus,
         "metadata": metadata(plan),
         **budget_context(plan),
+        **accuracy_context(plan),
     }
 
 

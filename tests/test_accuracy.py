@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
 from planner.calibration import predict
 from planner.catalog import Catalog, load_gpus, load_models
@@ -49,6 +50,15 @@ def throughput(gen: ModuleType, catalogs: tuple[Catalog, Catalog]) -> list[Any]:
 
 def test_accuracy_report_is_current(gen: ModuleType) -> None:
     assert gen.TARGET.read_text() == gen.report(), "run python docs/generate_accuracy.py"
+
+
+def test_shipped_accuracy_summary_is_current(gen: ModuleType) -> None:
+    """catalogs/measured-accuracy.yaml, which the HTML summary quotes, is today's figures."""
+    assert gen.SUMMARY.read_text() == gen.summary_text(), "run python docs/generate_accuracy.py"
+    data = yaml.safe_load(gen.SUMMARY.read_text())
+    assert data["kv_pool"]["within_5_percent"] == 24
+    assert data["throughput_steady_state"]["runs"] == sum(
+        g["runs"] for g in data["steady_state_by_gpu"].values())
 
 
 def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:

@@ -163,6 +163,33 @@ def test_evidence_sections(page: str) -> None:
     assert "@media print" in page and "@page" in page and "break-inside: avoid" in page
 
 
+def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
+    """The page says how close the planner came to real engines, from the shipped summary that
+    docs/generate_accuracy.py writes (tests/test_accuracy.py keeps it current)."""
+    from planner.html_accuracy import MEASURED, load_measured
+
+    data = load_measured(MEASURED)
+    assert data is not None
+    section = page[page.index('id="accuracy"'):page.index('id="assumptions"')]
+    kv = data["kv_pool"]
+    assert f"within ±5%\nof the engine's on {kv['within_5_percent']} of {kv['points']}" in section
+    steady = data["throughput_steady_state"]
+    assert f"{steady['within_25_percent']} of {steady['runs']}" in section
+    mi300x = data["steady_state_by_gpu"]["mi300x"]  # a GPU of the default grid
+    row = f"AMD Instinct MI300X</th><td class=\"num\">{mi300x['within_25_percent']} of " \
+          f"{mi300x['runs']}</td>\n<td class=\"num\">{mi300x['median_ratio']:.2f}</td>"
+    assert row in section
+    assert "NVIDIA L40S</th><td class=\"num\">no published run compared" in section
+
+
+def test_a_copy_without_the_summary_says_so(tmp_path: Path) -> None:
+    from planner.html_accuracy import load_measured
+
+    assert load_measured(tmp_path / "absent.yaml") is None
+    template = environment().get_template("_accuracy.html.j2")
+    assert "carries no measured-accuracy summary" in template.render(accuracy=None)
+
+
 def test_hostile_catalog_text_is_shown_as_text(hostile_page: str) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile_page
     assert "<script" not in hostile_page.lower()

@@ -1,0 +1,78 @@
+"""The HTML summary's measured-accuracy section: how close the planner's KV pool and serving
+speed came to real engines, overall and for the GPUs and engine of this plan. The figures are
+`catalogs/measured-accuracy.yaml`, which `docs/generate_accuracy.py` writes with
+`docs/accuracy.md` from the calibration data (a test keeps them current)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from planner.catalog import PROJECT_ROOT
+from planner.plan import Plan
+
+MEASURED = PROJECT_ROOT / "catalogs" / "measured-accuracy.yaml"
+
+
+@dataclass(frozen=True)
+class Measured:
+    label: str
+    runs: int
+    within: int
+    median: float | None
+
+    @property
+    def share(self) -> str:
+        return f"{self.within} of {self.runs}" if self.runs else "no published run compared"
+
+    @property
+    def median_text(self) -> str:
+        return "—" if self.median is None else f"{self.median:.2f}"
+
+
+def load_measured(path: Path = MEASURED) -> Mapping[str, Any] | None:
+    """The shipped summary, or None where a copy of the planner lacks it."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, Mapping) else None
+
+
+def _row(label: str, figures: Mapping[str, Any] | None) -> Measured:
+    if not figures:
+        return Measured(label, 0, 0, None)
+    return Measured(label, int(figures["runs"]), int(figures["within_25_percent"]),
+                    float(figures["median_ratio"]))
+
+
+def plan_gpus(plan: Plan) -> list[str]:
+    """The plan's GPUs: the grid's, then any the budget chose besides."""
+    gpus = list(plan.grid.axes["gpus"])
+    for sized in plan.sized:
+        if sized.choice is not None and sized.choice.candidate.gpu not in gpus:
+            gpus.append(sized.choice.candidate.gpu)
+    return gpus
+
+
+def accuracy_context(plan: Plan, data: Mapping[str, Any] | None = None) -> dict[str, object]:
+    data = load_measured() if data is None else data
+    if not data:
+        return {"accuracy": None}
+    kv, steady = data["kv_pool"], data["throughput_steady_state"]
+    by_gpu, by_engine = data["steady_state_by_gpu"], data["steady_state_by_engine"]
+    engine = str(plan.assumptions.get("engine", "vllm"))
+    gpu_names = {g: plan.gpus.entries[g].name if g in plan.gpus.entries else g
+                 for g in plan_gpus(plan)}
+    return {"accuracy": {
+        "kv": f"{kv['within_5_percent']} of {kv['points']}",
+        "verdict": f"{kv['fits_verdict_agrees']} of {kv['fits_verdicts']}",
+        "steady": _row("All steady-state runs", steady),
+        "rows": [_row("All steady-state runs", steady),
+                 _row(f"Engine of this plan ({engine})", by_engine.get(engine)),
+                 *(_row(name, by_gpu.get(g)) for g, name in gpu_names.items())],
+    }}
