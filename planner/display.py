@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from planner.calc import RowEnv
 from planner.expr import Value, XlError
+from planner.measured import load_measured, speed_sentence
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, Quantity
 from planner.units import GB, TB_PER_S, TFLOPS, GiB
 
@@ -83,8 +84,10 @@ def calc_report(env: RowEnv) -> str:
     lines.append(_verdict(env))
     price = f"${g.number('price_per_hour_usd')}/GPU-hour as of {g.text('price_date')}"
     lines.append("Exact: memory and fit, given the shapes, formats and memory assumptions. "
-                 "Estimates: decode speed and TTFT rest on bandwidth_efficiency and "
-                 f"compute_efficiency; cost also on the GPU price ({price}).")
+                 "Estimates: decode speed and TTFT rest on bandwidth_efficiency, "
+                 "compute_efficiency and kernel_floor_us; cost also on the GPU price "
+                 f"({price}).")
+    lines.append(speed_sentence(load_measured(), g.id, g.name, str(env.assumptions["engine"])))
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
         f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
     return "\n".join(lines)

@@ -1,21 +1,15 @@
 """The HTML summary's measured-accuracy section: how close the planner's KV pool and serving
-speed came to real engines, overall and for the GPUs and engine of this plan. The figures are
-`catalogs/measured-accuracy.yaml`, which `docs/generate_accuracy.py` writes with
-`docs/accuracy.md` from the calibration data (a test keeps them current)."""
+speed came to real engines, overall and for the GPUs and engine of this plan
+(`planner.measured`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from planner.catalog import PROJECT_ROOT
+from planner.measured import load_measured
 from planner.plan import Plan
-
-MEASURED = PROJECT_ROOT / "catalogs" / "measured-accuracy.yaml"
 
 
 @dataclass(frozen=True)
@@ -32,15 +26,6 @@ class Measured:
     @property
     def median_text(self) -> str:
         return "—" if self.median is None else f"{self.median:.2f}"
-
-
-def load_measured(path: Path = MEASURED) -> Mapping[str, Any] | None:
-    """The shipped summary, or None where a copy of the planner lacks it."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return None
-    return data if isinstance(data, Mapping) else None
 
 
 def _row(label: str, figures: Mapping[str, Any] | None) -> Measured:

@@ -96,3 +96,21 @@ def test_calc_says_when_parameters_are_derived_from_shape() -> None:
     out = json.loads(invoke("calc", "--model", "phi-4", "--gpu", "h100-sxm", "--json").output)
     assert out["model"]["params_basis"] == "derived from shape"
     assert out["model"]["params_total"] == 14_659_092_480
+
+
+def test_calc_quotes_the_measured_speed_of_its_gpu() -> None:
+    """`planner calc` says how its GPU's serving speed compared with published engine runs,
+    the same figures the HTML summary quotes (catalogs/measured-accuracy.yaml)."""
+    from planner.measured import load_measured
+
+    data = load_measured()
+    assert data is not None
+    h100 = data["steady_state_by_gpu"]["h100-sxm"]
+    text = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"])
+    assert text.exit_code == 0, text.output
+    assert (f"on the NVIDIA H100 SXM 80GB came within ±25% of published engine runs on "
+            f"{h100['within_25_percent']} of {h100['runs']} steady-state runs") in text.output
+    out = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "l4", "--json"])
+    measured = json.loads(out.output)["measured_speed"]
+    assert measured["gpu"] is None  # no published L4 run compared yet
+    assert measured["engine"] == data["steady_state_by_engine"]["vllm"]

@@ -166,7 +166,7 @@ def test_evidence_sections(page: str) -> None:
 def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
     """The page says how close the planner came to real engines, from the shipped summary that
     docs/generate_accuracy.py writes (tests/test_accuracy.py keeps it current)."""
-    from planner.html_accuracy import MEASURED, load_measured
+    from planner.measured import MEASURED, load_measured
 
     data = load_measured(MEASURED)
     assert data is not None
@@ -183,7 +183,7 @@ def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
 
 
 def test_a_copy_without_the_summary_says_so(tmp_path: Path) -> None:
-    from planner.html_accuracy import load_measured
+    from planner.measured import load_measured
 
     assert load_measured(tmp_path / "absent.yaml") is None
     template = environment().get_template("_accuracy.html.j2")

@@ -1,0 +1,47 @@
+"""How close the planner came to real engines: `catalogs/measured-accuracy.yaml`, which
+`docs/generate_accuracy.py` writes with `docs/accuracy.md` from the calibration data (a test
+keeps it current). The HTML summary and `planner calc` quote it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from planner.catalog import PROJECT_ROOT
+
+MEASURED = PROJECT_ROOT / "catalogs" / "measured-accuracy.yaml"
+
+
+def load_measured(path: Path = MEASURED) -> Mapping[str, Any] | None:
+    """The shipped summary, or None where a copy of the planner lacks it."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, Mapping) else None
+
+
+def speed_on(data: Mapping[str, Any] | None, gpu: str, engine: str) -> dict[str, object]:
+    """Steady-state serving-speed figures for one GPU and one engine (None where no published
+    run was compared)."""
+    if not data:
+        return {"gpu": None, "engine": None}
+    return {"gpu": data["steady_state_by_gpu"].get(gpu),
+            "engine": data["steady_state_by_engine"].get(engine)}
+
+
+def speed_sentence(data: Mapping[str, Any] | None, gpu: str, gpu_name: str,
+                   engine: str) -> str:
+    """One line for `planner calc`: how this GPU's serving speed compared with engines."""
+    figures = speed_on(data, gpu, engine)["gpu"]
+    if data is None:
+        return "Measured: this copy of the planner carries no accuracy summary."
+    if not isinstance(figures, Mapping):
+        return (f"Measured: no published serving run on the {gpu_name} has been compared yet "
+                "(docs/accuracy.md).")
+    return (f"Measured: serving speed on the {gpu_name} came within ±25% of published engine "
+            f"runs on {figures['within_25_percent']} of {figures['runs']} steady-state runs, "
+            f"median planner ÷ published {figures['median_ratio']:.2f} (docs/accuracy.md).")
