@@ -152,6 +152,8 @@ def size_report(results: list) -> str:  # list[planner.sizing.Sized]
             f"{seconds_text(wl.number('itl_s'))}), TTFT {seconds_text(val('ttft_queued_seconds'))}"
             f" (target {seconds_text(wl.number('ttft_s'))}), capacity "
             f"{val('capacity_requests_per_second'):,.2f} requests/s: {verdict}",
+            "  " + speed_sentence(load_measured(), c.gpu, env.gpu.name,
+                                  str(env.assumptions["engine"])),
         ]
         alts = r.alternatives()[:4]
         if alts:

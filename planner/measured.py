@@ -5,6 +5,7 @@ keeps it current). The HTML summary and `planner calc` quote it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from planner.catalog import PROJECT_ROOT
 MEASURED = PROJECT_ROOT / "catalogs" / "measured-accuracy.yaml"
 
 
+@cache
 def load_measured(path: Path = MEASURED) -> Mapping[str, Any] | None:
     """The shipped summary, or None where a copy of the planner lacks it."""
     try:

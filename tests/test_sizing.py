@@ -321,3 +321,18 @@ def test_worked_example_tokens_per_day_fills_servers_and_racks(tmp_path) -> None
     share = v("prefill_time_share")
     assert v("usd_per_million_output_tokens") == pytest.approx(
         v("annual_cost_usd") * (1 - share) / tokens_out * 1e6)
+
+
+def test_size_quotes_the_measured_speed_of_each_chosen_gpu() -> None:
+    from planner.measured import load_measured
+
+    data = load_measured()
+    assert data is not None
+    result = CliRunner().invoke(cli, ["size", "--json"])
+    assert result.exit_code == 0, result.output
+    for w in json.loads(result.output)["workloads"]:
+        assert w["measured_speed"]["gpu"] == data["steady_state_by_gpu"].get(w["choice"]["gpu"])
+        assert w["measured_speed"]["engine"] == data["steady_state_by_engine"]["vllm"]
+    text = CliRunner().invoke(cli, ["size"]).output
+    assert text.count("  Measured: serving speed on the ") == len(
+        json.loads(result.output)["workloads"])
