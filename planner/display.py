@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.calc import RowEnv
 from planner.expr import Value, XlError
-from planner.measured import load_measured, speed_sentence
+from planner.measured import speed_sentence
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, Quantity
 from planner.units import GB, TB_PER_S, TFLOPS, GiB
 
@@ -87,7 +87,7 @@ def calc_report(env: RowEnv) -> str:
                  "Estimates: decode speed and TTFT rest on bandwidth_efficiency, "
                  "compute_efficiency and kernel_floor_us; cost also on the GPU price "
                  f"({price}).")
-    lines.append(speed_sentence(load_measured(), g.id, g.name, str(env.assumptions["engine"])))
+    lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"])))
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
         f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
     return "\n".join(lines)
@@ -152,7 +152,7 @@ def size_report(results: list) -> str:  # list[planner.sizing.Sized]
             f"{seconds_text(wl.number('itl_s'))}), TTFT {seconds_text(val('ttft_queued_seconds'))}"
             f" (target {seconds_text(wl.number('ttft_s'))}), capacity "
             f"{val('capacity_requests_per_second'):,.2f} requests/s: {verdict}",
-            "  " + speed_sentence(load_measured(), c.gpu, env.gpu.name,
+            "  " + speed_sentence(c.gpu, env.gpu.name,
                                   str(env.assumptions["engine"])),
         ]
         alts = r.alternatives()[:4]

@@ -55,9 +55,6 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("compute_achieved", "Achieved FLOP/s per GPU", "FLOP/s",
              q("peak_flops_per_gpu") * q("compute_efficiency_used"),
              "peak FLOP/s × compute efficiency", display="rate"),
-    Quantity("step_fixed_seconds", "Step time independent of batch", "s",
-             q("step_overhead_seconds") + allreduce_seconds(None),
-             "fixed step time + all-reduce latencies", display="seconds"),
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
              allreduce_seconds(1, latency=False)
              + (q("prefill_interleaved_seconds")
@@ -70,8 +67,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              display="seconds"),
     Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
              "sequences",
-             (w("itl_s") - q("step_fixed_seconds") - q("weight_bytes") / _tp
-              / q("bandwidth_achieved"))
+             (w("itl_s") - q("step_fixed_seconds") - q("weights_read_seconds"))
              / q("step_seconds_per_sequence"),
              "(ITL target − fixed − weights / TP / bandwidth) / per-sequence time"),
     Quantity("batch_memory_routed", "Batch at the ITL target (memory, routed experts)",

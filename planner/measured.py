@@ -26,20 +26,22 @@ def load_measured(path: Path = MEASURED) -> Mapping[str, Any] | None:
     return data if isinstance(data, Mapping) else None
 
 
-def speed_on(data: Mapping[str, Any] | None, gpu: str, engine: str) -> dict[str, object]:
+def speed_on(gpu: str, engine: str, data: Mapping[str, Any] | None = None
+             ) -> dict[str, object]:
     """Steady-state serving-speed figures for one GPU and one engine (None where no published
-    run was compared)."""
+    run was compared), from the shipped summary unless `data` is given."""
+    data = load_measured() if data is None else data
     if not data:
         return {"gpu": None, "engine": None}
     return {"gpu": data["steady_state_by_gpu"].get(gpu),
             "engine": data["steady_state_by_engine"].get(engine)}
 
 
-def speed_sentence(data: Mapping[str, Any] | None, gpu: str, gpu_name: str,
-                   engine: str) -> str:
-    """One line for `planner calc`: how this GPU's serving speed compared with engines."""
-    figures = speed_on(data, gpu, engine)["gpu"]
-    if data is None:
+def speed_sentence(gpu: str, gpu_name: str, engine: str) -> str:
+    """One line for `planner calc` and `size`: how this GPU's serving speed compared with
+    published engine runs."""
+    figures = speed_on(gpu, engine)["gpu"]
+    if load_measured() is None:
         return "Measured: this copy of the planner carries no accuracy summary."
     if not isinstance(figures, Mapping):
         return (f"Measured: no published serving run on the {gpu_name} has been compared yet "

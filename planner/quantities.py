@@ -546,11 +546,15 @@ ROW_QUANTITIES: list[Quantity] = [
              + 2 * m("num_attention_heads") * m("attention_head_dim") * _prefill_pairs(_p),
              "2 × active parameters × prompt + attention 2 × layers × heads × head dim × prompt², "
              "halved for the causal mask (windows capped)", spec=True),
+    Quantity("weights_read_seconds", "One read of all the weights", "s",
+             q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
+                                  * q("bandwidth_efficiency_used")),
+             "weights / TP / (bandwidth × efficiency): what a prefill pass reads at least once",
+             display="seconds"),
     Quantity("ttft_seconds", "Time to first token (roofline)", "s",
              MAX(q("prefill_flops") / (_tp * q("peak_flops_per_gpu")
                                        * q("compute_efficiency_used")),
-                 q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
-                                      * q("bandwidth_efficiency_used"))),
+                 q("weights_read_seconds")),
              "prefill FLOPs / replica FLOP/s, never below one read of the weights",
              spec=True, display="seconds"),
     Quantity("cost_per_million_tokens", "Cost per million output tokens (rented, fully busy)",
@@ -653,10 +657,11 @@ ROW_QUANTITIES: list[Quantity] = [
              IF(_o > 0, q("serving_batch") / _o, 0),
              "serving batch / output tokens: in a steady state each running sequence ends, "
              "and a new one starts, once every output-length steps"),
+    Quantity("step_fixed_seconds", "Step time independent of batch", "s",
+             q("step_overhead_seconds") + allreduce_seconds(None),
+             "fixed step time + all-reduce latencies", display="seconds"),
     Quantity("prefill_pass_fixed_seconds", "Fixed cost of a prefill pass of its own", "s",
-             q("step_overhead_seconds") + allreduce_seconds(None)
-             + q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
-                                    * q("bandwidth_efficiency_used")),
+             q("step_fixed_seconds") + q("weights_read_seconds"),
              "an engine that runs prefill apart from decoding pays, for each prefill pass, the "
              "fixed step time, the all-reduce latencies and a full read of the weights",
              display="seconds"),
@@ -670,9 +675,7 @@ ROW_QUANTITIES: list[Quantity] = [
              "its own (SGLang by default): at most one pass per decode step, each with its "
              "fixed cost, plus the prompts' FLOPs and all-reduce traffic", display="seconds"),
     Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
-             MAX(q("prefill_compute_seconds"),
-                 q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
-                                      * q("bandwidth_efficiency_used")))
+             MAX(q("prefill_compute_seconds"), q("weights_read_seconds"))
              + q("step_overhead_seconds"),
              "prefill compute with its all-reduces, never below one read of the weights, + the "
              "fixed step time", display="seconds"),
