@@ -543,11 +543,15 @@ def _ratio_table(label: str, groups: dict[str, list[float]]) -> list[str]:
         for name, r in sorted(groups.items())))
 
 
-def steady_ratios(compared: list[ThroughputRow]) -> list[float]:
-    """Ratios of the runs a steady-state figure describes: every run but the bursts (a fixed
+def steady_rows(compared: list[ThroughputRow]) -> list[ThroughputRow]:
+    """The compared runs a steady-state figure describes: every run but the bursts (a fixed
     number of prompts sent at once, whose length spread leaves a long tail at small batch) and
     the warm-ups (`Run.warm_up`)."""
-    return [r.ratio for r in compared if r.ratio is not None and r.run.steady]
+    return [r for r in compared if r.ratio is not None and r.run.steady]
+
+
+def steady_ratios(compared: list[ThroughputRow]) -> list[float]:
+    return [r.ratio or 0.0 for r in steady_rows(compared)]
 
 
 def throughput_rows(entries: list[Point], models: Catalog, gpus: Catalog
@@ -585,7 +589,7 @@ def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
                      + "; ".join(f"`{r.run.entry['id']}` (TTFT {r.run.ttft_ms:,.0f} ms; time "
                                  f"per output token {r.run.tpot_ms:.2f} ms, planner "
                                  f"{r.planner_tpot_ms:.2f} ms)" for r in warm) + ".")
-    timed = [r.tpot_ratio for r in compared if r.tpot_ratio is not None and r.run.steady]
+    timed = [r.tpot_ratio for r in steady_rows(compared) if r.tpot_ratio is not None]
     if timed:
         lines.append(f"- Time per output token, steady-state runs whose source prints its mean "
                      f"(published / planner, above 1: the planner is optimistic): within ±25%: "
@@ -756,7 +760,7 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
     judged = [r for r in kv if r.planner_fits is not None]
     rows, _, _ = throughput_rows(entries, models, gpus)
     compared = [r for r in rows if r.ratio is not None and r.settings is not None]
-    steady = [r for r in compared if r.run.steady]
+    steady = steady_rows(compared)
 
     def by(key: Callable[[ThroughputRow], str]) -> dict[str, object]:
         groups: dict[str, list[float]] = {}
