@@ -768,14 +768,22 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
             groups.setdefault(key(r), []).append(r.ratio or 0.0)
         return {k: _ratio_summary(v) for k, v in sorted(groups.items())}
 
+    def gpu_of(r: ThroughputRow) -> str:
+        return r.settings.scenario.gpu if r.settings else ""
+
     return {
         "kv_pool": {"points": len(errors), "within_5_percent": sum(abs(e) <= 5 for e in errors),
                     "fits_verdict_agrees": sum(r.engine_fits == r.planner_fits for r in judged),
                     "fits_verdicts": len(judged)},
         "throughput_steady_state": _ratio_summary([r.ratio or 0.0 for r in steady]),
         "throughput_all_runs": _ratio_summary([r.ratio or 0.0 for r in compared]),
-        "steady_state_by_gpu": by(lambda r: r.settings.scenario.gpu if r.settings else ""),
+        "steady_state_by_gpu": by(gpu_of),
         "steady_state_by_engine": by(lambda r: r.run.engine),
+        # the two together: a GPU's figure mixes engines that fare differently on it
+        "steady_state_by_gpu_and_engine": {
+            gpu: {k.split("/", 1)[1]: v for k, v in by(lambda r: f"{gpu_of(r)}/{r.run.engine}")
+                  .items() if k.split("/", 1)[0] == gpu}
+            for gpu in sorted({gpu_of(r) for r in steady})},
     }
 
 

@@ -35,6 +35,16 @@ def _row(label: str, figures: Mapping[str, Any] | None) -> Measured:
                     float(figures["median_ratio"]))
 
 
+def _gpu_rows(name: str, engine: str, figures: Mapping[str, Any] | None,
+              pair: Mapping[str, Any]) -> list[Measured]:
+    """A GPU's row, then, where other engines ran on it too, its runs with the plan's engine:
+    a GPU's figure mixes engines that fare differently on it."""
+    rows = [_row(name, figures)]
+    if figures and (pair.get(engine) or {}).get("runs") != figures["runs"]:
+        rows.append(_row(f"{name} with {engine}", pair.get(engine)))
+    return rows
+
+
 def plan_gpus(plan: Plan) -> list[str]:
     """The plan's GPUs: the grid's, then any the budget chose besides."""
     gpus = list(plan.grid.axes["gpus"])
@@ -50,6 +60,7 @@ def accuracy_context(plan: Plan, data: Mapping[str, Any] | None = None) -> dict[
         return {"accuracy": None}
     kv, steady = data["kv_pool"], data["throughput_steady_state"]
     by_gpu, by_engine = data["steady_state_by_gpu"], data["steady_state_by_engine"]
+    by_pair = data.get("steady_state_by_gpu_and_engine", {})
     engine = str(plan.assumptions.get("engine", "vllm"))
     gpu_names = {g: plan.gpus.entries[g].name if g in plan.gpus.entries else g
                  for g in plan_gpus(plan)}
@@ -59,5 +70,6 @@ def accuracy_context(plan: Plan, data: Mapping[str, Any] | None = None) -> dict[
         "steady": _row("All steady-state runs", steady),
         "rows": [_row("All steady-state runs", steady),
                  _row(f"Engine of this plan ({engine})", by_engine.get(engine)),
-                 *(_row(name, by_gpu.get(g)) for g, name in gpu_names.items())],
+                 *(row for g, name in gpu_names.items()
+                   for row in _gpu_rows(name, engine, by_gpu.get(g), by_pair.get(g, {})))],
     }}

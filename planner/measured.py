@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from planner.catalog import PROJECT_ROOT
+from planner.engines import ENGINES
 
 MEASURED = PROJECT_ROOT / "catalogs" / "measured-accuracy.yaml"
 
@@ -32,20 +33,35 @@ def speed_on(gpu: str, engine: str, data: Mapping[str, Any] | None = None
     run was compared), from the shipped summary unless `data` is given."""
     data = load_measured() if data is None else data
     if not data:
-        return {"gpu": None, "engine": None}
+        return {"gpu": None, "engine": None, "gpu_and_engine": None}
     return {"gpu": data["steady_state_by_gpu"].get(gpu),
-            "engine": data["steady_state_by_engine"].get(engine)}
+            "engine": data["steady_state_by_engine"].get(engine),
+            "gpu_and_engine": data.get("steady_state_by_gpu_and_engine", {}).get(gpu, {})
+            .get(engine)}
+
+
+def _figures(f: Mapping[str, Any]) -> str:
+    return (f"{f['within_25_percent']} of {f['runs']}, median planner ÷ published "
+            f"{f['median_ratio']:.2f}")
 
 
 def speed_sentence(gpu: str, gpu_name: str, engine: str) -> str:
     """One line for `planner calc` and `size`: how this GPU's serving speed compared with
-    published engine runs."""
-    figures = speed_on(gpu, engine)["gpu"]
+    published engine runs, and how it did with this engine on this GPU, which can differ
+    (docs/accuracy.md)."""
+    measured = speed_on(gpu, engine)
+    figures, pair = measured["gpu"], measured["gpu_and_engine"]
     if load_measured() is None:
         return "Measured: this copy of the planner carries no accuracy summary."
     if not isinstance(figures, Mapping):
         return (f"Measured: no published serving run on the {gpu_name} has been compared yet "
                 "(docs/accuracy.md).")
-    return (f"Measured: serving speed on the {gpu_name} came within ±25% of published engine "
+    text = (f"Measured: serving speed on the {gpu_name} came within ±25% of published engine "
             f"runs on {figures['within_25_percent']} of {figures['runs']} steady-state runs, "
-            f"median planner ÷ published {figures['median_ratio']:.2f} (docs/accuracy.md).")
+            f"median planner ÷ published {figures['median_ratio']:.2f}")
+    label = ENGINES[engine].label if engine in ENGINES else engine
+    if not isinstance(pair, Mapping):
+        text += f"; none of them with {label}"
+    elif pair["runs"] != figures["runs"]:
+        text += f"; with {label}: {_figures(pair)}"
+    return text + " (docs/accuracy.md)."

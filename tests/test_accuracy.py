@@ -59,6 +59,17 @@ def test_shipped_accuracy_summary_is_current(gen: ModuleType) -> None:
     assert data["kv_pool"]["within_5_percent"] == 24
     assert data["throughput_steady_state"]["runs"] == sum(
         g["runs"] for g in data["steady_state_by_gpu"].values())
+    # the GPU-and-engine cells split each GPU's runs, and each engine's, without loss
+    pairs = data["steady_state_by_gpu_and_engine"]
+    for gpu, figures in data["steady_state_by_gpu"].items():
+        for key in ("runs", "within_25_percent"):
+            assert figures[key] == sum(p[key] for p in pairs[gpu].values()), (gpu, key)
+    for engine, figures in data["steady_state_by_engine"].items():
+        assert figures["runs"] == sum(p[engine]["runs"] for p in pairs.values() if engine in p)
+    # MI300X: AMD's vLLM tables and SGLang's cookbook runs fare differently on the same GPU
+    assert pairs["mi300x"]["sglang"]["runs"] + pairs["mi300x"]["vllm"]["runs"] == 63
+    assert pairs["mi300x"]["sglang"]["median_ratio"] > 2 > 1.25 > pairs["mi300x"]["vllm"][
+        "median_ratio"]
 
 
 def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:

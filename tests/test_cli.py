@@ -114,3 +114,24 @@ def test_calc_quotes_the_measured_speed_of_its_gpu() -> None:
     measured = json.loads(out.output)["measured_speed"]
     assert measured["gpu"] is None  # no published L4 run compared yet
     assert measured["engine"] == data["steady_state_by_engine"]["vllm"]
+    assert measured["gpu_and_engine"] is None
+
+
+def test_calc_quotes_the_measured_speed_of_its_engine_on_its_gpu() -> None:
+    """A GPU's figure mixes engines; where other engines ran on it too, `planner calc` also
+    quotes the runs of its own engine on that GPU, or says there were none."""
+    from planner.measured import load_measured
+
+    data = load_measured()
+    assert data is not None
+    pair = data["steady_state_by_gpu_and_engine"]["mi300x"]["sglang"]
+    args = ["calc", "--model", "llama-3.1-70b", "--gpu", "mi300x", "--tp", "8"]
+    text = CliRunner().invoke(cli, [*args, "--set", "engine=sglang"]).output
+    assert (f"; with SGLang: {pair['within_25_percent']} of {pair['runs']}, median planner ÷ "
+            f"published {pair['median_ratio']:.2f} (docs/accuracy.md).") in text
+    out = json.loads(CliRunner().invoke(cli, [*args, "--set", "engine=sglang", "--json"]).output)
+    assert out["measured_speed"]["gpu_and_engine"] == pair
+    a100 = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm"])
+    assert "; none of them with vLLM" in a100.output  # only SGLang ran on the A100
+    rtx = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "rtx-4090"])
+    assert "; with" not in rtx.output and "none of them" not in rtx.output  # vLLM ran all

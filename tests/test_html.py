@@ -179,7 +179,13 @@ def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
     row = f"AMD Instinct MI300X</th><td class=\"num\">{mi300x['within_25_percent']} of " \
           f"{mi300x['runs']}</td>\n<td class=\"num\">{mi300x['median_ratio']:.2f}</td>"
     assert row in section
+    # other engines ran on the MI300X too, so the plan's engine (vLLM) gets a row of its own
+    pair = data["steady_state_by_gpu_and_engine"]["mi300x"]["vllm"]
+    assert pair["runs"] < mi300x["runs"]
+    assert (f"AMD Instinct MI300X with vllm</th><td class=\"num\">{pair['within_25_percent']} "
+            f"of {pair['runs']}</td>") in section
     assert "NVIDIA L40S</th><td class=\"num\">no published run compared" in section
+    assert "NVIDIA L40S with" not in section  # no run on it, nothing to split
 
 
 def test_a_copy_without_the_summary_says_so(tmp_path: Path) -> None:
@@ -311,11 +317,42 @@ def test_budget_is_the_first_section_and_matches_size(page: str) -> None:
 
 
 def test_old_prices_are_flagged(page: str) -> None:
-    # The DGX B200 price in catalogs/servers.yaml dates from 2025-03: more than 12 months
-    # before any build from 2026-04 on, so the page must say so beside it.
+    """A price dated more than 12 months before the build says so beside it, on every line of
+    the budget that quotes a dated price, and only there."""
+    import datetime as dt
+
+    from planner.html_budget import months_old, price
+
+    today = dt.date(2026, 4, 15)
+    assert months_old("2025-03", today) == 13 and price("$1", "2025-03", today).stale
+    assert months_old("2025-04", today) == 12 and not price("$1", "2025-04", today).stale
     budget = page[page.index('<section id="budget">'):page.index('<section id="answers">')]
-    assert "as of 2025-03" in budget
-    assert "price older than 12 months" in budget
+    quoted = re.findall(r"as of (\d{4}-\d{2})(\s*<b class=\"stale\">)?", budget)
+    assert quoted
+    for date, flag in quoted:
+        assert bool(flag) == (months_old(date, dt.date.today()) > 12), date
+
+
+def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same plan rendered in 2040: every catalog price is then more than 12 months old, so
+    each budget card flags its server price."""
+    import datetime as dt
+
+    import planner.html_budget as html_budget
+    from planner.plan import build_plan
+
+    class Later(dt.date):
+        @classmethod
+        def today(cls) -> Later:
+            return cls(2040, 1, 1)
+
+    monkeypatch.setattr(html_budget.dt, "date", Later)
+    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    context = html_budget.budget_context(plan)
+    cards = context["budget"]
+    assert cards and all(c.server_price.stale for c in cards)  # type: ignore[attr-defined]
+    text = environment().get_template("_budget.html.j2").render(**context)
+    assert text.count("(price older than 12 months)") >= len(cards)  # type: ignore[arg-type]
 
 
 def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
