@@ -771,6 +771,11 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
     def gpu_of(r: ThroughputRow) -> str:
         return r.settings.scenario.gpu if r.settings else ""
 
+    pairs: dict[str, dict[str, object]] = {}
+    for key, figures in by(lambda r: f"{gpu_of(r)}/{r.run.engine}").items():
+        gpu, engine = key.split("/", 1)
+        pairs.setdefault(gpu, {})[engine] = figures
+
     return {
         "kv_pool": {"points": len(errors), "within_5_percent": sum(abs(e) <= 5 for e in errors),
                     "fits_verdict_agrees": sum(r.engine_fits == r.planner_fits for r in judged),
@@ -780,10 +785,7 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         "steady_state_by_gpu": by(gpu_of),
         "steady_state_by_engine": by(lambda r: r.run.engine),
         # the two together: a GPU's figure mixes engines that fare differently on it
-        "steady_state_by_gpu_and_engine": {
-            gpu: {k.split("/", 1)[1]: v for k, v in by(lambda r: f"{gpu_of(r)}/{r.run.engine}")
-                  .items() if k.split("/", 1)[0] == gpu}
-            for gpu in sorted({gpu_of(r) for r in steady})},
+        "steady_state_by_gpu_and_engine": {gpu: pairs[gpu] for gpu in sorted(pairs)},
     }
 
 

@@ -31,6 +31,7 @@ from planner.workbook.layout import (
     ModelsRowRenderer,
     absolute_cell,
     absolute_range,
+    catalog_column_range,
     gpu_name,
     model_name,
     table_range,
@@ -251,8 +252,8 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
             continue
         from openpyxl.utils import get_column_letter
 
-        column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
-        name(model_name(col), column_range(MODELS, get_column_letter(i + 1), first, last))
+        name(model_name(col), catalog_column_range(col, MODELS, get_column_letter(i + 1), first,
+                                                   last))
     styles.protect(w.ws)
 
 
@@ -280,9 +281,8 @@ def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
     write_table(w, header, rows)
     for i, col in enumerate(GPU_COLUMNS):
         if col == "id" or (GPU_FIELDS.get(col) and GPU_FIELDS[col].kind in ("int", "number")):
-            column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
-            name(gpu_name(col), column_range(GPUS, get_column_letter(i + 1),
-                                             CATALOG_FIRST_ROW, w.row))
+            name(gpu_name(col), catalog_column_range(col, GPUS, get_column_letter(i + 1),
+                                                     CATALOG_FIRST_ROW, w.row))
     styles.protect(w.ws)
 
 

@@ -30,6 +30,7 @@ from planner.workbook.layout import (
     GridRowRenderer,
     absolute_cell,
     absolute_range,
+    catalog_column_range,
     table_range,
 )
 
@@ -112,9 +113,8 @@ def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
     for i, col in enumerate(WORKLOAD_COLUMNS, start=1):
         if col in ("name", "source", "notes"):
             continue
-        column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
-        name(workload_name(col), column_range(WORKLOADS, get_column_letter(i),
-                                              CATALOG_FIRST_ROW, w.row))
+        name(workload_name(col), catalog_column_range(col, WORKLOADS, get_column_letter(i),
+                                                      CATALOG_FIRST_ROW, w.row))
     styles.protect(w.ws)
 
 
@@ -133,9 +133,8 @@ def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
     for i, col in enumerate(SERVER_COLUMNS, start=1):
         if col in ("name", "source", "notes", "price_date"):
             continue
-        column_range = absolute_range if col == "id" else table_range  # ids: MATCH only
-        name(server_name(col), column_range(SERVERS, get_column_letter(i),
-                                            CATALOG_FIRST_ROW, w.row))
+        name(server_name(col), catalog_column_range(col, SERVERS, get_column_letter(i),
+                                                    CATALOG_FIRST_ROW, w.row))
     styles.protect(w.ws)
 
 
@@ -177,15 +176,12 @@ class FleetBlock:
     last: int
 
     def range(self, column: str) -> str:
-        col = FLEET_COL[column]
-        return f"'{FLEET}'!${col}${self.first}:${col}${self.last}"
+        return absolute_range(FLEET, FLEET_COL[column], self.first, self.last)
 
     def index_range(self, column: str) -> str:
-        """The block's column as INDEX reads it at a position picked within the block. A block
-        of one row also covers the row below it, never read: Gnumeric's INDEX gives #REF! on a
-        one-cell range where Excel and LibreOffice give the cell."""
-        col = FLEET_COL[column]
-        return f"'{FLEET}'!${col}${self.first}:${col}${max(self.last, self.first + 1)}"
+        """The block's column as INDEX reads it (`table_range`): a block of one row also covers
+        the row below it, which the position, picked within the block, never reaches."""
+        return table_range(FLEET, FLEET_COL[column], self.first, self.last)
 
 
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:

@@ -66,6 +66,12 @@ def table_range(sheet: str, column: str, first: int, last: int) -> str:
     return absolute_range(sheet, column, first, max(last, first + 1))
 
 
+def catalog_column_range(field: str, sheet: str, column: str, first: int, last: int) -> str:
+    """The range a catalog column's name covers: an id column as it stands (MATCH reads it),
+    any other column as INDEX reads it (`table_range`)."""
+    return (absolute_range if field == "id" else table_range)(sheet, column, first, last)
+
+
 def absolute_cell(sheet: str, column: str, row: int) -> str:
     return f"{quote_sheetname(sheet)}!${column}${row}"
 
