@@ -1,5 +1,6 @@
 """Write docs/accuracy.md: the planner measured against every public engine figure the project
-holds (tests/data/calibration/engine-points.yaml, extra-points.yaml, throughput-points.yaml), so
+holds (tests/data/calibration/engine-points.yaml, extra-points.yaml, throughput-points.yaml,
+cookbook-points.yaml), so
 the report cannot drift from the code (tests/test_accuracy.py fails when they differ).
 Run: python docs/generate_accuracy.py
 """
@@ -31,7 +32,8 @@ from planner.errors import ArgumentError
 
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
-FILES = ("engine-points.yaml", "extra-points.yaml", "throughput-points.yaml")
+FILES = ("engine-points.yaml", "extra-points.yaml", "throughput-points.yaml",
+         "cookbook-points.yaml")
 
 MAX_LOAD_BATCH = 4096  # runs at an unbounded request rate: the engine's own caps set the batch
 TRTLLM_FRACTION = 0.9  # kv_cache_free_gpu_mem_fraction: TensorRT-LLM's default, low end of ranges
@@ -676,11 +678,14 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
 
 METHOD = """\
 Every public engine figure the project holds (`tests/data/calibration/engine-points.yaml`,
-`extra-points.yaml` and `throughput-points.yaml`, sources in their `source` fields) is run through
+`extra-points.yaml`, `throughput-points.yaml` and `cookbook-points.yaml`, sources in their
+`source` fields) is run through
 `planner calc` with the settings a user copies from the engine's command line, planner defaults
 otherwise. The report fits nothing; `engine-points.yaml` informed the design of the engine model
 (read it as in-sample), and `throughput-points.yaml` was gathered after the speed model was
-built, its sources adopted from their descriptions before any comparison, so the tables also
+built, its sources adopted from their descriptions before any comparison; `cookbook-points.yaml`
+holds every further result block of an adopted source (the SGLang cookbook's other pages),
+recorded whole after the speed model stopped changing, so the tables also
 split the results by data file. Models are matched to the catalog by its `hf_id`,
 GPUs by the device name the source prints; points whose model or GPU the catalogs lack are listed,
 not compared.
