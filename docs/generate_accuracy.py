@@ -488,6 +488,7 @@ class ThroughputRow:
     planner: float | None = None
     serving_batch: int | None = None
     planner_tpot_ms: float | None = None
+    planner_ttft_ms: float | None = None  # the planner's prefill_seconds: no queue
 
     @property
     def ratio(self) -> float | None:
@@ -532,6 +533,7 @@ def throughput_row(run: Run, models: Catalog, gpus: Catalog) -> ThroughputRow:
     row.planner = _number(env, "serving_output_tokens_per_second")
     row.serving_batch = int(_number(env, "serving_batch"))
     row.planner_tpot_ms = _number(env, "tpot_seconds") * 1000
+    row.planner_ttft_ms = _number(env, "prefill_seconds") * 1000
     return row
 
 
@@ -581,6 +583,19 @@ def throughput_rows(entries: list[Point], models: Catalog, gpus: Catalog
     return rows, unreadable, duplicates
 
 
+def no_queue_rows(compared: list[ThroughputRow]) -> list[ThroughputRow]:
+    """The steady-state runs at concurrency 1 (no queue) whose source prints its mean time to
+    first token."""
+    return [r for r in steady_rows(compared)
+            if r.run.batch == 1 and r.run.ttft_ms is not None and r.planner_ttft_ms]
+
+
+def ttft_ratios(compared: list[ThroughputRow]) -> list[float]:
+    """Published mean time to first token ÷ the planner's `prefill_seconds`, sorted."""
+    return sorted((r.run.ttft_ms or 0.0) / (r.planner_ttft_ms or 1.0)
+                  for r in no_queue_rows(compared))
+
+
 def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
     """What the sources' own latency means say: the warm-ups, and time per output token."""
     lines = []
@@ -598,6 +613,18 @@ def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
                      f"{_share(_within(timed), len(timed))}; median ratio "
                      f"{statistics.median(timed):.2f}. Where it tracks the throughput ratio, "
                      f"the miss is in the step time, not in the load the run kept.")
+    ttft = ttft_ratios(compared)
+    if ttft:
+        lines.append(f"- Time to first token with no queue (steady-state runs at concurrency 1 "
+                     f"whose source prints its mean; published / planner `prefill_seconds`): "
+                     f"median {statistics.median(ttft):.1f}, {ttft[0]:.1f}-{ttft[-1]:.1f} over "
+                     f"{len(ttft)} runs (engines: "
+                     f"{', '.join(sorted({r.run.engine for r in no_queue_rows(compared)}))}). "
+                     f"The planner's prefill is a roofline (the prompt's "
+                     f"FLOPs, at least one read of the weights, one step's fixed time); an "
+                     f"engine's first token also waits for tokenising, scheduling, a forward "
+                     f"pass that is not graph-captured, and streaming. Read `prefill_seconds` "
+                     f"and the TTFT a fleet is sized against as a lower bound.")
     return lines
 
 
@@ -766,6 +793,7 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
     rows, _, _ = throughput_rows(entries, models, gpus)
     compared = [r for r in rows if r.ratio is not None and r.settings is not None]
     steady = steady_rows(compared)
+    ttft = ttft_ratios(compared)
 
     def by(key: Callable[[ThroughputRow], str]) -> dict[str, object]:
         groups: dict[str, list[float]] = {}
@@ -791,6 +819,11 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         "steady_state_by_engine": by(lambda r: r.run.engine),
         # the two together: a GPU's figure mixes engines that fare differently on it
         "steady_state_by_gpu_and_engine": {gpu: pairs[gpu] for gpu in sorted(pairs)},
+        # published ÷ planner, above 1 when the planner's first token comes too early
+        "ttft_no_queue": {"runs": len(ttft), "median_ratio": round(statistics.median(ttft), 1),
+                          "lowest": round(ttft[0], 1), "highest": round(ttft[-1], 1),
+                          "engines": sorted({r.run.engine for r in no_queue_rows(compared)})}
+        if ttft else None,
     }
 
 

@@ -24,7 +24,7 @@ from planner.expr import (
     evaluate_column,
 )
 from planner.formats import KV_FORMATS, WEIGHT_FORMATS
-from planner.measured import speed_on
+from planner.measured import speed_on, ttft_figures
 from planner.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES, Quantity
 
 
@@ -351,6 +351,7 @@ def to_json(env: RowEnv) -> dict[str, object]:
         "details": {q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if not q.spec},
         "model": {q.name: _plain(env.model.value(q.name), q) for q in MODEL_BY_NAME.values()},
         "measured_speed": speed_on(env.gpu.id, str(env.assumptions["engine"])),
+        "measured_ttft": ttft_figures(),
     }
 
 

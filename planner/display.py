@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.calc import RowEnv
 from planner.expr import Value, XlError
-from planner.measured import speed_sentence
+from planner.measured import speed_sentence, ttft_sentence
 from planner.quantities import ROW_BY_NAME, ROW_QUANTITIES, Quantity
 from planner.units import GB, TB_PER_S, TFLOPS, GiB
 
@@ -88,6 +88,8 @@ def calc_report(env: RowEnv) -> str:
                  "compute_efficiency and kernel_floor_us; cost also on the GPU price "
                  f"({price}).")
     lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"])))
+    if ttft_sentence():
+        lines.append(ttft_sentence())
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
         f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
     return "\n".join(lines)
@@ -155,6 +157,8 @@ def size_report(results: list) -> str:  # list[planner.sizing.Sized]
             "  " + speed_sentence(c.gpu, env.gpu.name,
                                   str(env.assumptions["engine"])),
         ]
+        if ttft_sentence():
+            lines.append("  " + ttft_sentence())
         alts = r.alternatives()[:4]
         if alts:
             lines.append("  Next best on other servers:")

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from planner.measured import load_measured
+from planner.measured import load_measured, ttft_sentence
 from planner.plan import Plan
 
 
@@ -68,6 +68,7 @@ def accuracy_context(plan: Plan, data: Mapping[str, Any] | None = None) -> dict[
         "kv": f"{kv['within_5_percent']} of {kv['points']}",
         "verdict": f"{kv['fits_verdict_agrees']} of {kv['fits_verdicts']}",
         "steady": _row("All steady-state runs", steady),
+        "ttft": ttft_sentence(data).removeprefix("Measured: "),
         "rows": [_row("All steady-state runs", steady),
                  _row(f"Engine of this plan ({engine})", by_engine.get(engine)),
                  *(row for g, name in gpu_names.items()

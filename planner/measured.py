@@ -65,3 +65,27 @@ def speed_sentence(gpu: str, gpu_name: str, engine: str) -> str:
     elif pair["runs"] != figures["runs"]:
         text += f"; with {label}: {_figures(pair)}"
     return text + " (docs/accuracy.md)."
+
+
+def ttft_figures(data: Mapping[str, Any] | None = None) -> Mapping[str, Any] | None:
+    """Published ÷ planner time to first token with no queue (runs, median_ratio, lowest,
+    highest), or None where no run was compared; `measured_ttft` in the JSON outputs."""
+    data = load_measured() if data is None else data
+    figures = (data or {}).get("ttft_no_queue")
+    return figures if isinstance(figures, Mapping) else None
+
+
+def ttft_sentence(data: Mapping[str, Any] | None = None) -> str:
+    """One line for `planner calc`, `size` and the HTML summary: how the planner's time to first
+    token (the prefill roofline) compared with engines' first tokens when nothing queued."""
+    figures = ttft_figures(data)
+    if figures is None:
+        return ""
+    engines = ", ".join(ENGINES[e].label if e in ENGINES else e
+                        for e in figures.get("engines") or [])
+    return (f"Measured: with no queue, the engine's first token came a median "
+            f"{figures['median_ratio']:.1f}× ({figures['lowest']:.1f}-{figures['highest']:.1f}×, "
+            f"{figures['runs']} runs{' with ' + engines if engines else ''}) later than the "
+            f"planner's prefill: read time to first "
+            f"token, and fleets sized against a TTFT target, as a lower bound "
+            f"(docs/accuracy.md).")

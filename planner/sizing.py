@@ -13,7 +13,7 @@ from planner.catalog import Catalog, Entry, Workload
 from planner.errors import ArgumentError, CatalogError
 from planner.expr import Value
 from planner.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
-from planner.measured import speed_on
+from planner.measured import speed_on, ttft_figures
 from planner.quantities import ROW_BY_NAME
 
 TP_CHOICES = (1, 2, 4, 8)
@@ -201,6 +201,7 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
     out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
     out["itl_target_seconds"] = float(env.workload.number("itl_s"))
     out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]))
+    out["measured_ttft"] = ttft_figures()
     return out
 
 

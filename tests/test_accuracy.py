@@ -261,3 +261,38 @@ def test_a_static_batch_is_its_output_over_its_latency(throughput: list[Any]) ->
     assert row.run.kind == "concurrency 64 (static batch)"
     assert row.run.batch == 64 and (row.run.isl, row.run.osl) == (128, 2048)
     assert row.run.published == pytest.approx(64 * 2048 / 33.287)
+
+
+def test_time_to_first_token_with_no_queue(gen: ModuleType, throughput: list[Any],
+                                           catalogs: tuple[Catalog, Catalog]) -> None:
+    """SGLang's DeepSeek-R1 on 8 x B200 at concurrency 1: a mean first token of 153.0 ms for a
+    610-token prompt, against the planner's prefill_seconds for the same command. Only runs at
+    concurrency 1 (nothing queued) that print their mean are compared, warm-ups left out."""
+    row = next(r for r in throughput
+               if r.run.entry["id"] == "sglcookbook-8xb200-deepseek-r1-0528-1000-1000-c1")
+    assert row.run.ttft_ms == 153.0 and row.run.batch == 1
+    env = predict(row.settings, *catalogs)
+    assert row.planner_ttft_ms == pytest.approx(float(env.value("prefill_seconds")) * 1000)
+    compared = [r for r in throughput if r.ratio is not None]
+    ratios = gen.ttft_ratios(compared)
+    assert 153.0 / row.planner_ttft_ms in ratios
+    alone = gen.no_queue_rows(compared)
+    assert len(alone) == len(ratios)
+    assert all(r.run.batch == 1 and not r.run.warm_up for r in alone)
+    summary = gen.summary(*catalogs)["ttft_no_queue"]
+    assert summary["runs"] == len(ratios)
+    assert summary["median_ratio"] == round(statistics.median(ratios), 1)
+    assert (summary["lowest"], summary["highest"]) == (round(ratios[0], 1), round(ratios[-1], 1))
+    assert summary["engines"] == sorted({r.run.engine for r in alone})
+
+
+def test_the_ttft_sentence_reads_the_summary() -> None:
+    from planner.measured import ttft_sentence
+
+    data = {"ttft_no_queue": {"runs": 22, "median_ratio": 7.0, "lowest": 0.7, "highest": 18.7,
+                              "engines": ["sglang"]}}
+    assert ttft_sentence(data) == (
+        "Measured: with no queue, the engine's first token came a median 7.0× (0.7-18.7×, 22 "
+        "runs with SGLang) later than the planner's prefill: read time to first token, and "
+        "fleets sized against a TTFT target, as a lower bound (docs/accuracy.md).")
+    assert ttft_sentence({"ttft_no_queue": None}) == ""

@@ -115,6 +115,10 @@ def test_calc_quotes_the_measured_speed_of_its_gpu() -> None:
     assert measured["gpu"] is None  # no published L4 run compared yet
     assert measured["engine"] == data["steady_state_by_engine"]["vllm"]
     assert measured["gpu_and_engine"] is None
+    ttft = data["ttft_no_queue"]
+    assert json.loads(out.output)["measured_ttft"] == ttft
+    assert (f"Measured: with no queue, the engine's first token came a median "
+            f"{ttft['median_ratio']:.1f}× ") in text.output
 
 
 def test_calc_quotes_the_measured_speed_of_its_engine_on_its_gpu() -> None:

@@ -175,6 +175,9 @@ def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
     assert f"within ±5%\nof the engine's on {kv['within_5_percent']} of {kv['points']}" in section
     steady = data["throughput_steady_state"]
     assert f"{steady['within_25_percent']} of {steady['runs']}" in section
+    ttft = data["ttft_no_queue"]
+    assert (f"<b>Time to first token</b>: with no queue, the engine&#39;s first token came a "
+            f"median {ttft['median_ratio']:.1f}× ") in section
     mi300x = data["steady_state_by_gpu"]["mi300x"]  # a GPU of the default grid
     row = f"AMD Instinct MI300X</th><td class=\"num\">{mi300x['within_25_percent']} of " \
           f"{mi300x['runs']}</td>\n<td class=\"num\">{mi300x['median_ratio']:.2f}</td>"

@@ -334,5 +334,8 @@ def test_size_quotes_the_measured_speed_of_each_chosen_gpu() -> None:
         assert w["measured_speed"]["gpu"] == data["steady_state_by_gpu"].get(w["choice"]["gpu"])
         assert w["measured_speed"]["engine"] == data["steady_state_by_engine"]["vllm"]
     text = CliRunner().invoke(cli, ["size"]).output
-    assert text.count("  Measured: serving speed on the ") == len(
-        json.loads(result.output)["workloads"])
+    workloads = json.loads(result.output)["workloads"]
+    assert text.count("  Measured: serving speed on the ") == len(workloads)
+    # the first token too: fleets sized against a TTFT target read it as a lower bound
+    assert text.count("  Measured: with no queue, the engine's first token") == len(workloads)
+    assert all(w["measured_ttft"] == data["ttft_no_queue"] for w in workloads)
