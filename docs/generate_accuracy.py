@@ -596,6 +596,17 @@ def ttft_ratios(compared: list[ThroughputRow]) -> list[float]:
                   for r in no_queue_rows(compared))
 
 
+def ttft_no_queue(compared: list[ThroughputRow]) -> dict[str, Any] | None:
+    """The no-queue TTFT figures the report and the shipped summary both quote: runs, median,
+    lowest, highest and engines, or None where no run was compared."""
+    ratios = ttft_ratios(compared)
+    if not ratios:
+        return None
+    return {"runs": len(ratios), "median_ratio": round(statistics.median(ratios), 1),
+            "lowest": round(ratios[0], 1), "highest": round(ratios[-1], 1),
+            "engines": sorted({r.run.engine for r in no_queue_rows(compared)})}
+
+
 def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
     """What the sources' own latency means say: the warm-ups, and time per output token."""
     lines = []
@@ -613,13 +624,13 @@ def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
                      f"{_share(_within(timed), len(timed))}; median ratio "
                      f"{statistics.median(timed):.2f}. Where it tracks the throughput ratio, "
                      f"the miss is in the step time, not in the load the run kept.")
-    ttft = ttft_ratios(compared)
+    ttft = ttft_no_queue(compared)
     if ttft:
         lines.append(f"- Time to first token with no queue (steady-state runs at concurrency 1 "
                      f"whose source prints its mean; published / planner `prefill_seconds`): "
-                     f"median {statistics.median(ttft):.1f}, {ttft[0]:.1f}-{ttft[-1]:.1f} over "
-                     f"{len(ttft)} runs (engines: "
-                     f"{', '.join(sorted({r.run.engine for r in no_queue_rows(compared)}))}). "
+                     f"median {ttft['median_ratio']:.1f}, {ttft['lowest']:.1f}-"
+                     f"{ttft['highest']:.1f} over {ttft['runs']} runs (engines: "
+                     f"{', '.join(ttft['engines'])}). "
                      f"The planner's prefill is a roofline (the prompt's "
                      f"FLOPs, at least one read of the weights, one step's fixed time); an "
                      f"engine's first token also waits for tokenising, scheduling, a forward "
@@ -793,7 +804,6 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
     rows, _, _ = throughput_rows(entries, models, gpus)
     compared = [r for r in rows if r.ratio is not None and r.settings is not None]
     steady = steady_rows(compared)
-    ttft = ttft_ratios(compared)
 
     def by(key: Callable[[ThroughputRow], str]) -> dict[str, object]:
         groups: dict[str, list[float]] = {}
@@ -820,10 +830,7 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         # the two together: a GPU's figure mixes engines that fare differently on it
         "steady_state_by_gpu_and_engine": {gpu: pairs[gpu] for gpu in sorted(pairs)},
         # published ÷ planner, above 1 when the planner's first token comes too early
-        "ttft_no_queue": {"runs": len(ttft), "median_ratio": round(statistics.median(ttft), 1),
-                          "lowest": round(ttft[0], 1), "highest": round(ttft[-1], 1),
-                          "engines": sorted({r.run.engine for r in no_queue_rows(compared)})}
-        if ttft else None,
+        "ttft_no_queue": ttft_no_queue(compared),
     }
 
 

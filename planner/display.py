@@ -88,8 +88,8 @@ def calc_report(env: RowEnv) -> str:
                  "compute_efficiency and kernel_floor_us; cost also on the GPU price "
                  f"({price}).")
     lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"])))
-    if ttft_sentence():
-        lines.append(ttft_sentence())
+    if ttft := ttft_sentence():
+        lines.append(ttft)
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
         f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
     return "\n".join(lines)
@@ -157,8 +157,8 @@ def size_report(results: list) -> str:  # list[planner.sizing.Sized]
             "  " + speed_sentence(c.gpu, env.gpu.name,
                                   str(env.assumptions["engine"])),
         ]
-        if ttft_sentence():
-            lines.append("  " + ttft_sentence())
+        if ttft := ttft_sentence():
+            lines.append("  " + ttft)
         alts = r.alternatives()[:4]
         if alts:
             lines.append("  Next best on other servers:")
