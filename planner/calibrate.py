@@ -77,14 +77,27 @@ class CalibrationResult:
         return (self.reproduced_kv_gib - kv) / kv * 100 if kv else None
 
 
+@dataclass(frozen=True)
+class Given:
+    """Settings from the command line, for what a log does not print (they win over the log's,
+    with a note where the two differ)."""
+
+    tp: int | None = None
+    weights: str | None = None
+    kv: str | None = None
+    context: int | None = None
+    overrides: dict[str, float | str] = field(default_factory=dict)
+
+
 def calibrate(log: Path, models: Catalog, gpus: Catalog, model: str | None = None,
-              gpu: str | None = None) -> CalibrationResult:
+              gpu: str | None = None, given: Given | None = None) -> CalibrationResult:
     """The engine's figures in ``log`` beside the planner's for the same settings."""
     report = parse_log(log)
     notes: list[str] = []
     mid, gid = _identify(log, report, models, gpus, model, gpu, notes)
-    settings = _settings(report, mid, gid, notes)
+    settings, unprinted = _settings(report, mid, gid, notes, given or Given())
     env = predict(settings, models, gpus)
+    _check_weights_fit(log, report, env, unprinted)
     figures = _figures(report, env, notes)
     overhead, basis = _overhead(report, env)
     reproduce = {**settings.overrides, "overhead_gib_per_gpu": round(overhead, 2)}
@@ -156,35 +169,93 @@ def _by_memory(report: EngineReport, gpus: Catalog) -> str:
     return f" (it saw {report.total_gib:g} GiB, as {', '.join(close)} report)"
 
 
-def _settings(report: EngineReport, mid: str, gid: str, notes: list[str]) -> Settings:
+def _settings(report: EngineReport, mid: str, gid: str, notes: list[str], given: Given
+              ) -> tuple[Settings, list[str]]:
+    """The planner settings for the log's run, and the options that would supply what the
+    log does not print (--tp, --weights, ...), for the error when they are clearly wrong."""
     overrides: dict[str, float | str] = {"engine": report.engine}
     missing: list[str] = []
+    unprinted: list[str] = []
     if report.gpu_memory_utilization is not None:
         overrides["gpu_memory_utilization"] = report.gpu_memory_utilization
-    else:
+    elif "gpu_memory_utilization" not in given.overrides:
         missing.append(f"{_fraction_name(report.engine)} (the planner's default used)")
+        unprinted.append("--set gpu_memory_utilization=F (the engine's "
+                         f"{_fraction_name(report.engine)})")
     if report.max_num_seqs is not None:
         overrides["max_num_seqs"] = report.max_num_seqs
     if report.max_num_batched_tokens is not None:
         overrides["max_num_batched_tokens"] = report.max_num_batched_tokens
     if report.cuda_graphs_in_budget:
         overrides.update(graphs_in_budget(report.cuda_graph_estimate_gib or report.cuda_graph_gib))
-    tp = report.tensor_parallel_size
+    for name, value in given.overrides.items():
+        _replaces(notes, f"--set {name}={value}", overrides.get(name), value)
+        overrides[name] = value
+    tp = _chosen(notes, "--tp", report.tensor_parallel_size, given.tp)
     if tp is None:
         tp = 1
         missing.append("the tensor-parallel size (1 assumed)")
-    context = report.max_model_len
+        unprinted.append("--tp N")
+    context = _chosen(notes, "--context", report.max_model_len, given.context)
     if context is None:
         context = Scenario.context
         missing.append(f"the maximum context ({context} assumed)")
+        unprinted.append("--context TOKENS")
     quantization = report.quantization or _name_format(report.model)
-    if quantization is None and report.dtype is None:
+    weights = weight_format(quantization, report.dtype)
+    if given.weights is not None:
+        printed = weights if quantization or report.dtype else None
+        _replaces(notes, "--weights", printed, given.weights)
+        weights = given.weights
+    elif quantization is None and report.dtype is None:
         missing.append("the weight dtype and quantization (bf16 assumed)")
+        unprinted.append("--weights FORMAT")
+    kv = kv_format(report.kv_cache_dtype)
+    if given.kv is not None:
+        _replaces(notes, "--kv", kv if report.kv_cache_dtype else None, given.kv)
+        kv = given.kv
     if missing:
         notes.append("the log does not print " + "; ".join(missing))
-    scenario = Scenario(mid, gid, weight_format(quantization, report.dtype),
-                        kv_format(report.kv_cache_dtype), tp, context, 1, min(2048, context))
-    return Settings(scenario, overrides)
+    scenario = Scenario(mid, gid, weights, kv, tp, context, 1, min(2048, context))
+    return Settings(scenario, overrides), unprinted
+
+
+def _chosen(notes: list[str], option: str, printed: int | None, given: int | None
+            ) -> int | None:
+    """The command line's value where given, else the log's."""
+    if given is None:
+        return printed
+    _replaces(notes, option, printed, given)
+    return given
+
+
+def _replaces(notes: list[str], option: str, printed: object, given: object) -> None:
+    if printed is not None and str(printed) != str(given):
+        notes.append(f"{option} {given} used where the log printed {printed}")
+
+
+def _check_weights_fit(log: Path, report: EngineReport, env: RowEnv,
+                       unprinted: list[str]) -> None:
+    """An engine that started held its weights; settings under which the planner's weights
+    do not fit on the GPU are not the engine's, so the comparison would mean nothing."""
+    if bool(env.value("weights_fit")):
+        return
+    s = env.scenario
+    weights = _gib(env, "weight_bytes_per_gpu")
+    usable = _gib(env, "usable_bytes_per_gpu")
+    total = _gib(env, "gpu_memory_bytes")
+    started = (f", yet the engine started with a KV cache of {report.kv_cache_gib:g} GiB per GPU"
+               if report.kv_cache_gib else "")
+    options = sorted((o for o in unprinted if not o.startswith("--context")),
+                     key=lambda o: o.startswith("--set"))
+    listed = " and ".join(filter(None, [", ".join(options[:-1]), options[-1] if options else ""]))
+    hint = (f"pass what the log does not print, as the engine ran: {listed}"
+            if options else "check --model and --gpu, and --tp and --weights if given")
+    raise ArgumentError(
+        f"{log}: the settings read from the log cannot be the engine's: {s.model} at TP {s.tp} "
+        f"in {s.weights} needs {weights:.2f} GiB of weights per GPU, more than the "
+        f"{usable:.2f} GiB its memory policy leaves for weights and KV on {s.gpu} "
+        f"({total:.2f} GiB){started}; {hint}")
 
 
 def _fraction_name(engine: str) -> str:

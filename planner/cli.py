@@ -246,24 +246,47 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
 @click.argument("logfile", type=click.Path(path_type=Path))
 @click.option("--model", help="Model id when the log's model is not in the catalog.")
 @click.option("--gpu", help="GPU id when the log does not name its device.")
+@click.option("--tp", type=int, default=None,
+              help="Tensor-parallel size, when the log does not print it.  [default: the "
+                   "log's, else 1]")
+@click.option("--weights", default=None,
+              help=f"Weight format ({', '.join(WEIGHT_FORMATS)}), when the log prints no dtype "
+                   "or quantization.  [default: the log's, else bf16]")
+@click.option("--kv", default=None,
+              help=f"KV-cache format ({', '.join(KV_FORMATS)}).  [default: the log's, else "
+                   "bf16]")
+@click.option("--context", type=int, default=None,
+              help="max_model_len, when the log does not print it.  [default: the log's, else "
+                   f"{Scenario.context}]")
+@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
+              help="An assumption the log does not print, e.g. gpu_memory_utilization=0.9 for "
+                   "the engine's memory fraction (repeatable).")
 @models_option
 @gpus_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def calibrate(logfile: Path, model: str | None, gpu: str | None, models_path: Path,
-              gpus_path: Path, as_json: bool) -> None:
+def calibrate(logfile: Path, model: str | None, gpu: str | None, tp: int | None,
+              weights: str | None, kv: str | None, context: int | None,
+              overrides: tuple[str, ...], models_path: Path, gpus_path: Path,
+              as_json: bool) -> None:
     """Read a serving engine's startup log (vLLM, SGLang, TensorRT-LLM) and print what it
     reserved beside the planner's prediction for the same settings, and the --set values
-    that reproduce the engine.
+    that reproduce the engine. Options such as --tp fill in what the log does not print;
+    given, they win over the log's own values (a note says where the two differ).
 
     \b
     Examples:
       planner calibrate vllm-startup.log --gpu h100-sxm
       planner calibrate sglang.log --model qwen3-8b --gpu l40s --json
+      planner calibrate sglang.log --model qwen3-235b-a22b --gpu h100-sxm --tp 4 \\
+                        --weights fp8 --set gpu_memory_utilization=0.93
     """
+    from planner.calibrate import Given, calibration_json, calibration_text
     from planner.calibrate import calibrate as run_calibrate
-    from planner.calibrate import calibration_json, calibration_text
 
-    result = run_calibrate(logfile, load_models(models_path), load_gpus(gpus_path), model, gpu)
+    given = Given(tp, weights.lower() if weights else None, kv.lower() if kv else None, context,
+                  parse_overrides(overrides))
+    result = run_calibrate(logfile, load_models(models_path), load_gpus(gpus_path), model, gpu,
+                           given)
     if as_json:
         click.echo(json.dumps(calibration_json(result), indent=2))
         return

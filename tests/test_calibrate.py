@@ -17,6 +17,7 @@ from planner.assumptions import parse_overrides
 from planner.calc import Scenario, evaluate
 from planner.calibrate import (
     CalibrationResult,
+    Given,
     calibrate,
     calibration_json,
     calibration_text,
@@ -194,3 +195,52 @@ def test_a_log_that_reserves_cuda_graphs_first(
     after = result.figure("kv_cache_gib").planner
     assert before is not None and after is not None
     assert before - after == pytest.approx(0.84, abs=1e-9)
+
+
+# A one-line SGLang log (its KV pool only) from the Qwen3-235B-A22B-FP8 run on 4 × H100 at TP 4,
+# mem_fraction_static 0.93 (tests/data/logs/SOURCES.md): everything else comes from the options.
+SGLANG_ONE_LINE = LOGS / "sglang-h100x4-qwen3-235b-fp8-tp4.log"
+
+
+def test_options_supply_what_the_log_does_not_print(shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    result = calibrate(SGLANG_ONE_LINE, models, gpus, model="qwen3-235b-a22b", gpu="h100-sxm",
+                       given=Given(tp=4, weights="fp8", context=8192,
+                                   overrides={"gpu_memory_utilization": 0.93}))
+    s = result.settings.scenario
+    assert (s.tp, s.weights, s.kv, s.context) == (4, "fp8", "bf16", 8192)
+    assert result.settings.overrides["gpu_memory_utilization"] == 0.93
+    # By hand: 94 layers × 4 KV heads × 128 × (K, V) × 2 bytes = 192,512 B a token; TP 4 over
+    # 4 KV heads leaves one head, 48,128 B, per GPU. The pool holds whole tokens of that size.
+    kv = result.figure("kv_cache_gib")
+    tokens = result.figure("kv_cache_tokens")
+    assert tokens.planner == int(kv.planner * 2**30 // 48128)
+    assert (kv.engine, tokens.engine) == (16.46, 367404)
+    assert abs(kv.error_percent or 99) < 2  # the same point docs/accuracy.md compares: +1.3 %
+    assert not any("does not print" in note for note in result.notes)
+
+
+def test_options_that_differ_from_the_log_are_noted(shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    log = LOGS / "vllm-v1-0.19.0-h100-llama3.1-8b-tp4.log"
+    result = calibrate(log, models, gpus, gpu="h100-sxm", given=Given(tp=2))
+    assert result.settings.scenario.tp == 2
+    assert "--tp 2 used where the log printed 4" in result.notes
+
+
+def test_settings_whose_weights_cannot_fit_are_an_error(shipped: tuple[Catalog, Catalog]
+                                                        ) -> None:
+    """Read as TP 1 in BF16 (the log prints neither), Qwen3-235B needs 437.89 GiB a GPU: the
+    engine that printed a KV pool cannot have run so, and the error says what to pass."""
+    models, gpus = shipped
+    with pytest.raises(ArgumentError) as caught:
+        calibrate(SGLANG_ONE_LINE, models, gpus, model="qwen3-235b-a22b", gpu="h100-sxm")
+    message = str(caught.value)
+    assert str(SGLANG_ONE_LINE) in message and "at TP 1 in bf16" in message
+    assert "437.89 GiB of weights per GPU" in message and "KV cache of 16.46 GiB" in message
+    assert message.endswith("--tp N, --weights FORMAT and --set gpu_memory_utilization=F "
+                            "(the engine's mem_fraction_static)")
+    with pytest.raises(ArgumentError) as caught:  # given the format, only TP is left to ask for
+        calibrate(SGLANG_ONE_LINE, models, gpus, model="qwen3-235b-a22b", gpu="h100-sxm",
+                  given=Given(weights="fp8", overrides={"gpu_memory_utilization": 0.93}))
+    assert str(caught.value).endswith("as the engine ran: --tp N")

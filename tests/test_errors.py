@@ -350,3 +350,17 @@ def test_real_entry_point_rejects_arguments(args: list[str], expect: str, code: 
     assert done.returncode == code, done.stderr
     assert expect in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize("args, expect", [
+    ([], "pass what the log does not print, as the engine ran: --tp N, --weights FORMAT"),
+    (["--tp", "4", "--weights", "fp9"], "--weights fp9: unknown weight format"),
+    (["--set", "gpu_memory_utilization=2"], "out of range"),
+], ids=["weights-cannot-fit", "unknown-format", "set-out-of-range"])
+def test_calibrate_rejects_settings_without_traceback(args: list[str], expect: str) -> None:
+    log = Path(__file__).parent / "data" / "logs" / "sglang-h100x4-qwen3-235b-fp8-tp4.log"
+    done = _planner("calibrate", str(log), "--model", "qwen3-235b-a22b", "--gpu", "h100-sxm",
+                    *args)
+    assert done.returncode == 1, done.stderr
+    assert expect in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
