@@ -174,14 +174,13 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str], given:
     """The planner settings for the log's run, and the options that would supply what the
     log does not print (--tp, --weights, ...), for the error when they are clearly wrong."""
     overrides: dict[str, float | str] = {"engine": report.engine}
-    missing: list[str] = []
-    unprinted: list[str] = []
+    missing: list[tuple[str, str]] = []  # (what the log does not print, the option that would)
+    fraction = _fraction_name(report.engine)
     if report.gpu_memory_utilization is not None:
         overrides["gpu_memory_utilization"] = report.gpu_memory_utilization
     elif "gpu_memory_utilization" not in given.overrides:
-        missing.append(f"{_fraction_name(report.engine)} (the planner's default used)")
-        unprinted.append("--set gpu_memory_utilization=F (the engine's "
-                         f"{_fraction_name(report.engine)})")
+        missing.append((f"{fraction} (the planner's default used)",
+                        f"--set gpu_memory_utilization=F (the engine's {fraction})"))
     if report.max_num_seqs is not None:
         overrides["max_num_seqs"] = report.max_num_seqs
     if report.max_num_batched_tokens is not None:
@@ -194,13 +193,11 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str], given:
     tp = _chosen(notes, "--tp", report.tensor_parallel_size, given.tp)
     if tp is None:
         tp = 1
-        missing.append("the tensor-parallel size (1 assumed)")
-        unprinted.append("--tp N")
+        missing.append(("the tensor-parallel size (1 assumed)", "--tp N"))
     context = _chosen(notes, "--context", report.max_model_len, given.context)
     if context is None:
         context = Scenario.context
-        missing.append(f"the maximum context ({context} assumed)")
-        unprinted.append("--context TOKENS")
+        missing.append((f"the maximum context ({context} assumed)", "--context TOKENS"))
     quantization = report.quantization or _name_format(report.model)
     weights = weight_format(quantization, report.dtype)
     if given.weights is not None:
@@ -208,16 +205,15 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str], given:
         _replaces(notes, "--weights", printed, given.weights)
         weights = given.weights
     elif quantization is None and report.dtype is None:
-        missing.append("the weight dtype and quantization (bf16 assumed)")
-        unprinted.append("--weights FORMAT")
+        missing.append(("the weight dtype and quantization (bf16 assumed)", "--weights FORMAT"))
     kv = kv_format(report.kv_cache_dtype)
     if given.kv is not None:
         _replaces(notes, "--kv", kv if report.kv_cache_dtype else None, given.kv)
         kv = given.kv
     if missing:
-        notes.append("the log does not print " + "; ".join(missing))
+        notes.append("the log does not print " + "; ".join(what for what, _ in missing))
     scenario = Scenario(mid, gid, weights, kv, tp, context, 1, min(2048, context))
-    return Settings(scenario, overrides), unprinted
+    return Settings(scenario, overrides), [option for _, option in missing]
 
 
 def _chosen(notes: list[str], option: str, printed: int | None, given: int | None
@@ -248,7 +244,8 @@ def _check_weights_fit(log: Path, report: EngineReport, env: RowEnv,
                if report.kv_cache_gib else "")
     options = sorted((o for o in unprinted if not o.startswith("--context")),
                      key=lambda o: o.startswith("--set"))
-    listed = " and ".join(filter(None, [", ".join(options[:-1]), options[-1] if options else ""]))
+    listed = (", ".join(options[:-1]) + " and " + options[-1] if len(options) > 1
+              else "".join(options))
     hint = (f"pass what the log does not print, as the engine ran: {listed}"
             if options else "check --model and --gpu, and --tp and --weights if given")
     raise ArgumentError(
