@@ -1,5 +1,5 @@
 """Build hook: a wheel carries the repository's catalogs/ and templates/ as package data under
-planner/_data/ (read by planner/resources.py), so git keeps one copy and a regular install
+planner/_data/ (read by planner/inputs/resources.py), so git keeps one copy and a regular install
 finds them. Everything else is configured in setup.cfg."""
 
 from pathlib import Path

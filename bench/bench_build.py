@@ -36,7 +36,7 @@ CHILD_BUILD = textwrap.dedent("""
     import json, resource, sys, time
     from pathlib import Path
     from planner.build import run_build
-    from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+    from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
     t = time.perf_counter()
     result = run_build(DEFAULT_MODELS, DEFAULT_GPUS, Path(sys.argv[1]), Path(sys.argv[2]), {})
     seconds = time.perf_counter() - t
@@ -52,11 +52,11 @@ CHILD_BARE = textwrap.dedent("""
     import json, resource, sys, time
     from pathlib import Path
     from openpyxl import Workbook
-    from planner.catalog import load_gpus, load_models
-    from planner.grid import load_grid
-    from planner.plan import scenario_blocks
-    from planner.workbook.grid_sheet import LOOKUP_TEMPLATES, QUANTITY_TEMPLATES
-    from planner.workbook.layout import CONFIG_COLUMNS, ROW_TOKEN
+    from planner.inputs.catalog import load_gpus, load_models
+    from planner.inputs.grid import load_grid
+    from planner.plan.plan import scenario_blocks
+    from planner.outputs.workbook.grid_sheet import LOOKUP_TEMPLATES, QUANTITY_TEMPLATES
+    from planner.outputs.workbook.layout import CONFIG_COLUMNS, ROW_TOKEN
     grid_path, out = Path(sys.argv[1]), sys.argv[2]
     models, gpus = load_models(), load_gpus()
     grid = load_grid(grid_path, models, gpus)
@@ -88,9 +88,9 @@ def grid_axes(rows: int) -> tuple[dict[str, list], int]:
     concurrencies, prompts and outputs gives it, else the most rows below; among equals, the
     most model x GPU pairs."""
     sys.path.insert(0, str(ROOT))
-    from planner.catalog import load_gpus, load_models
-    from planner.formats import KV_FORMATS, WEIGHT_FORMATS
-    from planner.grid import skip_reason
+    from planner.inputs.catalog import load_gpus, load_models
+    from planner.inputs.grid import skip_reason
+    from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 
     models, gpus = load_models(), load_gpus()
     m_ids, g_ids = list(models.entries), list(gpus.entries)

@@ -21,7 +21,7 @@ def main() -> None:
                    capture_output=True)
     command = time.perf_counter() - started
 
-    from planner.catalog import (
+    from planner.inputs.catalog import (
         DEFAULT_SERVERS,
         DEFAULT_WORKLOADS,
         load_gpus,
@@ -29,7 +29,7 @@ def main() -> None:
         load_servers,
         load_workloads,
     )
-    from planner.sizing import size_all
+    from planner.plan.sizing import size_all
 
     models, gpus = load_models(), load_gpus()
     servers = load_servers(DEFAULT_SERVERS, gpus)

@@ -17,8 +17,11 @@ from typing import Any
 
 import yaml
 
-from planner.calc import RowEnv, Scenario
-from planner.calibration import (
+from planner.errors import ArgumentError
+from planner.inputs.catalog import Catalog, load_gpus, load_models
+from planner.inputs.scenario import Scenario
+from planner.plan.calc import RowEnv
+from planner.plan.calibration import (
     Settings,
     engine_of,
     gpu_id,
@@ -27,8 +30,6 @@ from planner.calibration import (
     predict,
     startup_settings,
 )
-from planner.catalog import Catalog, load_gpus, load_models
-from planner.errors import ArgumentError
 
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
@@ -728,7 +729,7 @@ split the results by data file. Models are matched to the catalog by its `hf_id`
 GPUs by the device name the source prints; points whose model or GPU the catalogs lack are listed,
 not compared.
 
-- **Startup.** `planner.calibration.startup_settings` turns a point into `--model --gpu --tp
+- **Startup.** `planner.plan.calibration.startup_settings` turns a point into `--model --gpu --tp
   --weights --kv --context max_model_len` and `--set` for the engine, its memory fraction,
   max_num_seqs and max_num_batched_tokens where the source shows them. The engine's printed KV
   cache (GiB per GPU, 2^30 bytes) is compared with the planner's `kv_pool_bytes_per_gpu`; error =

@@ -1,4 +1,4 @@
-"""Rewrite the README's assumption table from planner.assumptions, so names, defaults and
+"""Rewrite the README's assumption table from planner.inputs.assumptions, so names, defaults and
 reasons cannot drift (tests/test_docs.py checks them).
 
 Run: python docs/generate_assumption_table.py"""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner.assumptions import ASSUMPTIONS
+from planner.inputs.assumptions import ASSUMPTIONS
 
 README = Path(__file__).parent.parent / "README.md"
 

@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from planner.build import run_build
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
-from planner.grid import DEFAULT_GRID
+from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.inputs.grid import DEFAULT_GRID
 
 DOCS = Path(__file__).parent
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

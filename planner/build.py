@@ -6,9 +6,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from planner.catalog import DEFAULT_SERVERS, DEFAULT_WORKLOADS
-from planner.output import write_atomically
-from planner.plan import Progress, build_plan
+from planner.inputs.catalog import DEFAULT_SERVERS, DEFAULT_WORKLOADS
+from planner.outputs.atomic import write_atomically
+from planner.plan.plan import Progress, build_plan
 
 WORKBOOK_NAME = "capacity-plan.xlsx"
 HTML_NAME = "capacity-plan.html"
@@ -18,8 +18,8 @@ def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path
               overrides: Mapping[str, float | str], progress: Progress | None = None,
               workloads_path: Path = DEFAULT_WORKLOADS, servers_path: Path = DEFAULT_SERVERS
               ) -> dict[str, object]:
-    from planner.html_report import write_html
-    from planner.workbook import write_workbook
+    from planner.outputs.html.report import write_html
+    from planner.outputs.workbook import write_workbook
 
     started = time.perf_counter()
     plan = build_plan(models_path, gpus_path, grid_path, overrides, progress,

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 
 from planner import __version__
-from planner.assumptions import parse_overrides
-from planner.calc import Scenario, evaluate, to_json
-from planner.catalog import (
+from planner.errors import PlannerError
+from planner.inputs.assumptions import parse_overrides
+from planner.inputs.catalog import (
     DEFAULT_GPUS,
     DEFAULT_MODELS,
     DEFAULT_SERVERS,
@@ -20,10 +20,11 @@ from planner.catalog import (
     load_gpus,
     load_models,
 )
-from planner.display import calc_report
-from planner.errors import PlannerError
-from planner.formats import KV_FORMATS, WEIGHT_FORMATS
-from planner.grid import DEFAULT_GRID
+from planner.inputs.grid import DEFAULT_GRID
+from planner.inputs.scenario import Scenario
+from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.outputs.terminal import calc_report
+from planner.plan.calc import evaluate, to_json
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -56,7 +57,7 @@ assumptions_option = click.option(
 
 def _assumptions(path: Path | None, overrides: tuple[str, ...]) -> dict[str, float | str]:
     """Overrides from --assumptions FILE, then --set on top."""
-    from planner.assumptions import load_assumptions_file
+    from planner.inputs.assumptions import load_assumptions_file
 
     values = load_assumptions_file(path) if path is not None else {}
     values.update(parse_overrides(overrides))
@@ -121,7 +122,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
         context = prompt + output if output > 0 else Scenario.context
     scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt,
                         output)
-    from planner.overrides import apply
+    from planner.inputs.overrides import apply
 
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
@@ -219,11 +220,11 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
                    --ttft 1 --itl 0.05 --gpu h100-sxm --gpu l40s
       planner size --set electricity_usd_per_kwh=0.15 --set pue=1.4
     """
-    from planner.catalog import load_servers, load_workloads
-    from planner.display import size_report
-    from planner.overrides import apply
-    from planner.sizing import size_all, size_json
-    from planner.workloads import adhoc_workloads
+    from planner.inputs.catalog import load_servers, load_workloads
+    from planner.inputs.overrides import apply
+    from planner.inputs.workloads import adhoc_workloads
+    from planner.outputs.terminal import size_report
+    from planner.plan.sizing import size_all, size_json
 
     assumptions = _assumptions(assumptions_file, overrides)
     models = apply(load_models(models_path), "models", assumptions)
@@ -280,8 +281,8 @@ def calibrate(logfile: Path, model: str | None, gpu: str | None, tp: int | None,
       planner calibrate sglang.log --model qwen3-235b-a22b --gpu h100-sxm --tp 4 \\
                         --weights fp8 --set gpu_memory_utilization=0.93
     """
-    from planner.calibrate import Given, calibration_json, calibration_text
-    from planner.calibrate import calibrate as run_calibrate
+    from planner.plan.calibrate import Given, calibration_json, calibration_text
+    from planner.plan.calibrate import calibrate as run_calibrate
 
     given = Given(tp, weights.lower() if weights else None, kv.lower() if kv else None, context,
                   parse_overrides(overrides))
@@ -306,7 +307,7 @@ def list_command(what: str, models_path: Path, gpus_path: Path, as_json: bool) -
       planner list models
       planner list gpus --json
     """
-    from planner.listing import listing
+    from planner.outputs.listing import listing
 
     rows = listing(what, models_path, gpus_path)
     if as_json:
@@ -346,7 +347,7 @@ def diff(workbook: Path, against: Path | None, as_json: bool) -> None:
       planner diff out/capacity-plan.xlsx
       planner diff edited.xlsx --against catalogs/ --json
     """
-    from planner.workbook_diff import diff_json, diff_text, diff_workbook
+    from planner.roundtrip.diff import diff_json, diff_text, diff_workbook
 
     try:
         result = diff_workbook(workbook, against)
@@ -389,8 +390,8 @@ def import_workbook(workbook: Path, to_dir: Path | None, accepted: tuple[str, ..
                     --workloads plans/q3/workloads.yaml --grid plans/q3/grid.yaml
       planner import-workbook edited.xlsx --accept-overwritten Grid!M5,Budget!C5
     """
-    from planner.workbook_import import import_json, import_text
-    from planner.workbook_import import import_workbook as run_import
+    from planner.roundtrip.importing import import_json, import_text
+    from planner.roundtrip.importing import import_workbook as run_import
 
     cells = [c.strip() for item in accepted for c in item.split(",") if c.strip()]
     result = run_import(workbook, to_dir, cells)
@@ -428,13 +429,13 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
       planner calc --models ~/models --model llama-3.1-8b-instruct --gpu h100-sxm
     """
     from planner.errors import ArgumentError
-    from planner.hfimport import (
+    from planner.inputs.hfimport import (
         append_to_catalog,
         entries_json,
         entries_yaml,
         import_paths,
-        report,
     )
+    from planner.outputs.terminal import import_report
 
     if entry_id is not None and len(paths) > 1:
         raise ArgumentError(f"--id {entry_id}: names one entry, but {len(paths)} PATHs were given")
@@ -443,7 +444,7 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
         raise ArgumentError(f"--id {entry_id}: names one entry, but {paths[0]} holds "
                             f"{len(items)} models")
     for item in items:
-        click.echo(report(item), err=True)
+        click.echo(import_report(item), err=True)
     if to_file is not None:
         append_to_catalog(to_file, items)
         click.echo(f"appended {', '.join(i.id for i in items)} to {to_file}", err=True)
@@ -458,8 +459,8 @@ _last_report: dict[str, float] = {}
 
 def _progress(stage: str, done: int, total: int) -> None:
     """A progress bar on stderr for builds over a few seconds (rows done, rate, time left);
-    nothing when stderr is not a terminal (planner.progress)."""
-    from planner.progress import report
+    nothing when stderr is not a terminal (planner.outputs.progress)."""
+    from planner.outputs.progress import report
 
     report(stage, done, total)
 

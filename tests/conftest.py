@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.calc import Scenario, evaluate
-from planner.catalog import Catalog, load_gpus, load_models
+from planner.inputs.catalog import Catalog, load_gpus, load_models
+from planner.inputs.scenario import Scenario
+from planner.plan.calc import evaluate
 
 DATA = Path(__file__).parent / "data"
 REFERENCE_CASES = yaml.safe_load((DATA / "reference-cases.yaml").read_text())["cases"]

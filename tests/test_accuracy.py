@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.calibration import predict
-from planner.catalog import Catalog, load_gpus, load_models
+from planner.inputs.catalog import Catalog, load_gpus, load_models
+from planner.plan.calibration import predict
 
 GENERATOR = Path(__file__).parent.parent / "docs" / "generate_accuracy.py"
 
@@ -287,7 +287,7 @@ def test_time_to_first_token_with_no_queue(gen: ModuleType, throughput: list[Any
 
 
 def test_the_ttft_sentence_reads_the_summary() -> None:
-    from planner.measured import ttft_sentence
+    from planner.evidence.measured import ttft_sentence
 
     data = {"ttft_no_queue": {"runs": 22, "median_ratio": 7.0, "lowest": 0.7, "highest": 18.7,
                               "engines": ["sglang"]}}

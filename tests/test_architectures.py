@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.calc import model_quantities
+from planner.plan.calc import model_quantities
 from tests.conftest import catalogs_for, run
 
 GiB = 2**30
@@ -22,7 +22,8 @@ def test_mqa_single_kv_head_is_replicated_on_every_rank(tmp_path) -> None:
         {"num_hidden_layers": 10, "hidden_size": 1024, "num_attention_heads": 8,
          "num_key_value_heads": 1, "params": 1e9},
         {"memory_gb": 80, "bandwidth_tb_s": 2, "bf16_tflops": 300})
-    from planner.calc import Scenario, evaluate
+    from planner.inputs.scenario import Scenario
+    from planner.plan.calc import evaluate
 
     env = evaluate(Scenario("m", "g", tp=4), models, gpus)
     assert env.value("kv_bytes_per_token") == 2 * 10 * 1 * 128 * 2
@@ -193,7 +194,8 @@ def test_decode_bound_switches_to_compute_at_large_batch(shipped) -> None:
 def test_decode_step_is_the_larger_bound_not_their_sum(tmp_path) -> None:
     """Worked by hand: a 1B-parameter BF16 model, 2 layers of 4 KV heads × head dim 64 (hidden
     256 / 4 heads), on a GPU of 1 TB/s and 1 dense TFLOP/s; engine none, TP 1, 1,000 tokens."""
-    from planner.calc import Evaluated, Scenario, evaluate
+    from planner.inputs.scenario import Scenario
+    from planner.plan.calc import Evaluated, evaluate
 
     models, gpus = catalogs_for(
         tmp_path,
@@ -232,7 +234,7 @@ def test_decode_step_is_the_larger_bound_not_their_sum(tmp_path) -> None:
 
 
 def test_estimates_name_the_assumptions_they_rest_on() -> None:
-    from planner.quantities import ROW_BY_NAME, assumptions_used
+    from planner.model.quantities import ROW_BY_NAME, assumptions_used
 
     assert assumptions_used(ROW_BY_NAME["kv_bytes_per_token"]) == ["bytes_per_kv_element"]
     assert assumptions_used(ROW_BY_NAME["prefill_flops"]) == []  # exact arithmetic

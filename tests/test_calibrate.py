@@ -13,9 +13,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.assumptions import parse_overrides
-from planner.calc import Scenario, evaluate
-from planner.calibrate import (
+from planner.errors import ArgumentError
+from planner.evidence.enginelog import LogError
+from planner.inputs.assumptions import parse_overrides
+from planner.inputs.catalog import DEFAULT_MODELS, Catalog, load_models
+from planner.inputs.scenario import Scenario
+from planner.plan.calc import evaluate
+from planner.plan.calibrate import (
     CalibrationResult,
     Given,
     calibrate,
@@ -23,10 +27,7 @@ from planner.calibrate import (
     calibration_text,
     device_name,
 )
-from planner.calibration import kv_gib
-from planner.catalog import DEFAULT_MODELS, Catalog, load_models
-from planner.enginelog import LogError
-from planner.errors import ArgumentError
+from planner.plan.calibration import kv_gib
 
 LOGS = Path(__file__).parent / "data" / "logs"
 H100_TP1 = LOGS / "vllm-v1-0.19.0-h100-llama3.1-8b-tp1.log"

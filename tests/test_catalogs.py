@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from planner.calc import model_quantities
+from planner.plan.calc import model_quantities
 
 # catalog-facts.md Part A6: KV bytes per token, BF16, all attention layers, before windows.
 KV_BYTES_PER_TOKEN_BF16 = {

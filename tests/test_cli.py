@@ -101,7 +101,7 @@ def test_calc_says_when_parameters_are_derived_from_shape() -> None:
 def test_calc_quotes_the_measured_speed_of_its_gpu() -> None:
     """`planner calc` says how its GPU's serving speed compared with published engine runs,
     the same figures the HTML summary quotes (catalogs/measured-accuracy.yaml)."""
-    from planner.measured import load_measured
+    from planner.evidence.measured import load_measured
 
     data = load_measured()
     assert data is not None
@@ -124,7 +124,7 @@ def test_calc_quotes_the_measured_speed_of_its_gpu() -> None:
 def test_calc_quotes_the_measured_speed_of_its_engine_on_its_gpu() -> None:
     """A GPU's figure mixes engines; where other engines ran on it too, `planner calc` also
     quotes the runs of its own engine on that GPU, or says there were none."""
-    from planner.measured import load_measured
+    from planner.evidence.measured import load_measured
 
     data = load_measured()
     assert data is not None

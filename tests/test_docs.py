@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.assumptions import ASSUMPTIONS
 from planner.cli import cli
+from planner.inputs.assumptions import ASSUMPTIONS
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()
@@ -67,7 +67,7 @@ def test_assumption_evidence_states_the_current_defaults() -> None:
     table = re.findall(r"^\| `([a-z0-9_]+)`[^|]* \| `([^`]+)` \|", text, flags=re.M)
     unknown = {name for name, _ in stated + table} - set(ASSUMPTIONS)
     assert not unknown, f"not assumptions: {unknown}"
-    wrong = [f"{name}: doc says {value}, planner/assumptions.py {ASSUMPTIONS[name].default}"
+    wrong = [f"{name}: doc says {value}, planner/inputs/assumptions.py {ASSUMPTIONS[name].default}"
              for name, value in stated + table if value != str(ASSUMPTIONS[name].default)]
     assert wrong == []
     headed = set(re.findall(r"^## \d+\. `([a-z0-9_]+)`", text, flags=re.M))

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from planner.enginelog import EngineReport, LogError, parse_log, parse_text
 from planner.errors import PlannerError
+from planner.evidence.enginelog import EngineReport, LogError, parse_log, parse_text
 
 LOGS = Path(__file__).parent / "data" / "logs"
 

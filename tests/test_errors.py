@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
 from planner.cli import cli
 from planner.errors import PlannerError
+from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
 
 FOLDER = object()  # content of a case whose path is a folder instead of a file
 

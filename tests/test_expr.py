@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.expr import DIV0, INT, DictEnv, Num, Ref, XlError, excel_round15
+from planner.model.expr import DIV0, INT, DictEnv, Num, Ref, XlError, excel_round15
 
 
 class Names:

@@ -16,12 +16,12 @@ from jinja2 import UndefinedError
 from markupsafe import escape
 
 from planner.build import HTML_NAME, WORKBOOK_NAME, run_build
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
-from planner.display import value_text
-from planner.expr import Value
-from planner.grid import DEFAULT_GRID
-from planner.html_report import TEMPLATE_DIR, environment, readable_formula
-from planner.quantities import ROW_BY_NAME
+from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
+from planner.inputs.grid import DEFAULT_GRID
+from planner.model.expr import Value
+from planner.model.quantities import ROW_BY_NAME
+from planner.outputs.html.report import TEMPLATE_DIR, environment, readable_formula
+from planner.outputs.terminal import value_text
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SHOWN = ("max_sequences", "decode_tokens_per_second", "tokens_per_second_per_sequence",
@@ -166,7 +166,7 @@ def test_evidence_sections(page: str) -> None:
 def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
     """The page says how close the planner came to real engines, from the shipped summary that
     docs/generate_accuracy.py writes (tests/test_accuracy.py keeps it current)."""
-    from planner.measured import MEASURED, load_measured
+    from planner.evidence.measured import MEASURED, load_measured
 
     data = load_measured(MEASURED)
     assert data is not None
@@ -192,7 +192,7 @@ def test_accuracy_section_quotes_the_measured_figures(page: str) -> None:
 
 
 def test_a_copy_without_the_summary_says_so(tmp_path: Path) -> None:
-    from planner.measured import load_measured
+    from planner.evidence.measured import load_measured
 
     assert load_measured(tmp_path / "absent.yaml") is None
     template = environment().get_template("_accuracy.html.j2")
@@ -306,7 +306,7 @@ def test_budget_is_the_first_section_and_matches_size(page: str) -> None:
     from click.testing import CliRunner
 
     from planner.cli import cli
-    from planner.display import money
+    from planner.outputs.terminal import money
 
     sections = re.findall(r'<section id="([a-z]+)"', page)
     assert sections[0] == "budget"
@@ -324,7 +324,7 @@ def test_old_prices_are_flagged(page: str) -> None:
     the budget that quotes a dated price, and only there."""
     import datetime as dt
 
-    from planner.html_budget import months_old, price
+    from planner.outputs.html.budget import months_old, price
 
     today = dt.date(2026, 4, 15)
     assert months_old("2025-03", today) == 13 and price("$1", "2025-03", today).stale
@@ -341,8 +341,8 @@ def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch
     each budget card flags its server price."""
     import datetime as dt
 
-    import planner.html_budget as html_budget
-    from planner.plan import build_plan
+    import planner.outputs.html.budget as html_budget
+    from planner.plan.plan import build_plan
 
     class Later(dt.date):
         @classmethod
@@ -373,8 +373,8 @@ def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
 
 def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
     """Each marker of the "does not fit" series is a batch above the sequences that fit."""
-    from planner.html_report import _fit_split
-    from planner.plan import build_plan
+    from planner.outputs.html.report import _fit_split
+    from planner.plan.plan import build_plan
 
     plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
     base = plan.view.scenario()

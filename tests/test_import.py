@@ -15,10 +15,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from planner.catalog import HF_IGNORED_FIELDS, LAYER_PATTERN_FIELDS, MODEL_FIELDS, load_models
 from planner.cli import cli
 from planner.errors import CatalogError, PlannerError
-from planner.hfimport import ALIASES, import_paths
+from planner.inputs.catalog import (
+    HF_IGNORED_FIELDS,
+    LAYER_PATTERN_FIELDS,
+    MODEL_FIELDS,
+    load_models,
+)
+from planner.inputs.hfimport import ALIASES, import_paths
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
 BF16 = 2  # bytes per KV element

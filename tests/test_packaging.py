@@ -3,7 +3,11 @@ installs builds and calculates from them in a fresh virtual environment, away fr
 
 Offline by construction: the wheel is built without build isolation (setuptools and wheel come
 from the test extras) and installed with --no-index --no-deps into a virtual environment that
-reuses the installed dependencies and pip (--system-site-packages --without-pip, so no ensurepip).
+reuses the dependencies and pip of the environment running the tests (a ``.pth`` naming its
+site-packages folders, --without-pip, so no ensurepip). That environment may itself be a virtual
+environment (the README's), whose packages ``--system-site-packages`` would not see; a plain path
+line in a ``.pth`` does not run that environment's own ``.pth`` files, so the checkout's editable
+install stays out of sight.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import importlib.util
 import json
 import os
 import shutil
+import site as python_site
 import subprocess
 import sys
 import zipfile
@@ -71,14 +76,17 @@ def test_wheel_installs_and_builds_outside_the_checkout(tmp_path) -> None:
     shutil.rmtree(src)  # nothing below may read the sources
 
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv],
-        cwd=tmp_path)
+    run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
     python = venv / "bin" / "python"
+    inner_site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          cwd=tmp_path).stdout.strip())
+    outer = [*python_site.getsitepackages(), python_site.getusersitepackages()]
+    (inner_site / "outer-environment.pth").write_text("".join(f"{p}\n" for p in outer))
     run([python, "-m", "pip", "install", "--no-index", "--no-deps", "--ignore-installed",
          "--disable-pip-version-check", "-q", wheel], cwd=tmp_path)
     work = tmp_path / "elsewhere"
     work.mkdir()
-    where = run([python, "-c", "import planner.resources as r; print(r.__file__); "
+    where = run([python, "-c", "import planner.inputs.resources as r; print(r.__file__); "
                  "print(r.DATA_ROOT)"], cwd=work).stdout.split()
     site = venv / "lib"
     assert all(Path(p).is_relative_to(site) for p in where), where  # not the checkout

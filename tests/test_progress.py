@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from planner.progress import ProgressBar, duration
+from planner.outputs.progress import ProgressBar, duration
 
 
 class Terminal(io.StringIO):

@@ -38,7 +38,7 @@ def test_reference_case(case: dict, tmp_path) -> None:
 
 
 def test_json_holds_every_spec_key(tmp_path) -> None:
-    from planner.quantities import SPEC_KEYS
+    from planner.model.quantities import SPEC_KEYS
 
     result = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
                                       "--json"])

@@ -8,8 +8,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from planner.assumptions import resolve
-from planner.catalog import (
+from planner.cli import cli
+from planner.inputs.assumptions import resolve
+from planner.inputs.catalog import (
     DEFAULT_SERVERS,
     DEFAULT_WORKLOADS,
     load_gpus,
@@ -17,9 +18,8 @@ from planner.catalog import (
     load_servers,
     load_workloads,
 )
-from planner.cli import cli
-from planner.sensitivity import DRIVERS, base_totals, sensitivity
-from planner.sizing import size_all
+from planner.plan.sensitivity import DRIVERS, base_totals, sensitivity
+from planner.plan.sizing import size_all
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_server_prices_move_capex_in_proportion(swings) -> None:
 
 
 def test_a_scenario_total_is_the_plan_with_its_changes(swings) -> None:
-    from planner.scenarios import load_scenarios, scenario_totals
+    from planner.plan.scenarios import load_scenarios, scenario_totals
 
     sized, _ = swings
     scenarios = {s.name: s for s in load_scenarios()}
@@ -105,7 +105,7 @@ def test_a_scenario_total_is_the_plan_with_its_changes(swings) -> None:
 ])
 def test_bad_scenarios_get_located_errors(tmp_path, changes: str, message: str) -> None:
     from planner.errors import CatalogError
-    from planner.scenarios import load_scenarios
+    from planner.plan.scenarios import load_scenarios
 
     path = tmp_path / "scenarios.yaml"
     path.write_text(f"scenarios:\n  s:\n    description: x\n    changes: {changes}\n")

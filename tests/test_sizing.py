@@ -10,7 +10,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from planner.catalog import (
+from planner.cli import cli
+from planner.inputs.catalog import (
     DEFAULT_SERVERS,
     DEFAULT_WORKLOADS,
     load_gpus,
@@ -18,8 +19,7 @@ from planner.catalog import (
     load_servers,
     load_workloads,
 )
-from planner.cli import cli
-from planner.sizing import size_all, size_json
+from planner.plan.sizing import size_all, size_json
 
 # A small world whose numbers are easy to follow by hand: engine=none, marketed memory, no
 # runtime overhead, round GPU figures, one server type.
@@ -324,7 +324,7 @@ def test_worked_example_tokens_per_day_fills_servers_and_racks(tmp_path) -> None
 
 
 def test_size_quotes_the_measured_speed_of_each_chosen_gpu() -> None:
-    from planner.measured import load_measured
+    from planner.evidence.measured import load_measured
 
     data = load_measured()
     assert data is not None

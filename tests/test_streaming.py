@@ -11,18 +11,23 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook, load_workbook
 
-from planner import html_report as h
-from planner.calc import BlockEnv
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS
-from planner.expr import Same, XlError, compare_fast, int_fast
-from planner.grid import DEFAULT_GRID, expand
-from planner.plan import Plan, build_plan, scenario_blocks
-from planner.quantities import ROW_QUANTITIES
-from planner.workbook import styles
-from planner.workbook.cache import inject, sheet_parts
-from planner.workbook.cells import SheetWriter
-from planner.workbook.grid_sheet import input_config, lookup_positions, row_cells, write_grid
-from planner.workbook.layout import CONFIG_COLUMNS, LOOKUPS
+from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.inputs.grid import DEFAULT_GRID, expand
+from planner.model.expr import Same, XlError, compare_fast, int_fast
+from planner.model.quantities import ROW_QUANTITIES
+from planner.outputs.html import report as h
+from planner.outputs.workbook import styles
+from planner.outputs.workbook.cache import inject, sheet_parts
+from planner.outputs.workbook.cells import SheetWriter
+from planner.outputs.workbook.grid_sheet import (
+    input_config,
+    lookup_positions,
+    row_cells,
+    write_grid,
+)
+from planner.outputs.workbook.layout import CONFIG_COLUMNS, LOOKUPS
+from planner.plan.calc import BlockEnv
+from planner.plan.plan import Plan, build_plan, scenario_blocks
 
 DATA = Path(__file__).parent / "data"
 SMALL = (DATA / "small-models.yaml", DATA / "small-gpus.yaml", DATA / "small-grid.yaml")
@@ -126,7 +131,7 @@ def test_a_block_reuses_what_does_not_change_and_nothing_else() -> None:
                                  (float("inf"), 1.0), (float("nan"), 1.0), (0, -0.0),
                                  (123456789012345.6, 123456789012345.7), (10**400, 1)])
 def test_fast_comparisons_round_as_spreadsheets_do(a: object, b: object) -> None:
-    from planner.expr import _compare
+    from planner.model.expr import _compare
 
     for op in ("=", "<>", "<", "<=", ">", ">="):
         for x, y in ((a, b), (b, a)):
@@ -145,7 +150,7 @@ def outcome(fn, *args):  # type: ignore[no-untyped-def]
                                -1e-14, 0.5, 4.999999999999999, 123456789012345.9, 1e15 + 0.5,
                                -1e16, 7, -7, 10**15, float("inf"), float("nan"), True, "a"])
 def test_fast_int_floors_at_15_digits(x: object) -> None:
-    from planner.expr import _excel_int
+    from planner.model.expr import _excel_int
 
     assert same_value(outcome(int_fast, x), outcome(_excel_int, x))
 
@@ -153,13 +158,13 @@ def test_fast_int_floors_at_15_digits(x: object) -> None:
 # -- the HTML's selections, over every row (as it made them before streaming) -----------------
 
 def rows_where(plan: Plan, rows: list, model: str, **fields: object) -> list:
-    prompt = h.grid_prompt(plan)
+    prompt = h.grid_prompt(plan.grid, plan.view)
     return [env for env in rows if env.scenario.model == model and env.scenario.prompt == prompt
             and all(getattr(env.scenario, k) == v for k, v in fields.items())]
 
 
 def reference_over_rows(plan: Plan, rows: list, model: str) -> tuple[object, str] | None:
-    ref, batch = h.reference_context(plan), h.headline_batch(plan)
+    ref, batch = h.reference_context(plan.grid, plan.view), h.headline_batch(plan.grid)
     others = sorted((c for c in plan.grid.axes["context"] if c != ref), reverse=True)
     for context in [ref, *others]:
         for b in sorted(plan.grid.axes["batch"], reverse=True):
@@ -174,7 +179,7 @@ def reference_over_rows(plan: Plan, rows: list, model: str) -> tuple[object, str
 
 
 def answer_over_rows(plan: Plan, rows: list, model: str, context: int) -> h.Answer:
-    batch = h.headline_batch(plan)
+    batch = h.headline_batch(plan.grid)
     every = rows_where(plan, rows, model, batch=batch, context=context)
     chosen = h.in_policy(every) or every
     best = h.cheapest(chosen)
@@ -209,7 +214,7 @@ def answer_over_rows(plan: Plan, rows: list, model: str, context: int) -> h.Answ
 
 
 def fit_cell_over_rows(plan: Plan, rows: list, model: str, gpu: str, tp: int) -> h.FitCell:
-    found = rows_where(plan, rows, model, gpu=gpu, tp=tp, batch=h.headline_batch(plan))
+    found = rows_where(plan, rows, model, gpu=gpu, tp=tp, batch=h.headline_batch(plan.grid))
     if not found:
         return h.FitCell("TP does not shard", "skipped")
     for context in sorted(plan.grid.axes["context"], reverse=True):
@@ -223,8 +228,9 @@ def fit_cell_over_rows(plan: Plan, rows: list, model: str, gpu: str, tp: int) ->
 
 
 def cost_bars_over_rows(plan: Plan, rows: list) -> tuple[list, int]:
-    found = rows_where(plan, rows, plan.view.model, context=h.reference_context(plan),
-                       batch=h.headline_batch(plan))
+    context = h.reference_context(plan.grid, plan.view)
+    found = rows_where(plan, rows, plan.view.model, context=context,
+                       batch=h.headline_batch(plan.grid))
     best: dict = {}
     for env in h.fitting(found):
         key = (env.scenario.gpu, env.scenario.tp)

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from planner.svgcharts import Band, Series, bar_chart, format_si, line_chart
+from planner.outputs.html.svgcharts import Band, Series, bar_chart, format_si, line_chart
 
 NS = "{http://www.w3.org/2000/svg}"
 SVG_NS = "http://www.w3.org/2000/svg"

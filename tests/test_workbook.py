@@ -16,12 +16,12 @@ from openpyxl import load_workbook
 from openpyxl.formula.tokenizer import Tokenizer
 from openpyxl.utils import get_column_letter
 
-from planner.assumptions import ASSUMPTIONS
 from planner.build import WORKBOOK_NAME, run_build
-from planner.catalog import DEFAULT_GPUS, DEFAULT_MODELS, DEFAULT_SERVERS, DEFAULT_WORKLOADS
 from planner.cli import cli
 from planner.errors import PlannerError
-from planner.grid import DEFAULT_GRID
+from planner.inputs.assumptions import ASSUMPTIONS
+from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, DEFAULT_SERVERS, DEFAULT_WORKLOADS
+from planner.inputs.grid import DEFAULT_GRID
 from tests.recalc import recalculate, recalculate_gnumeric
 from tests.workbook_dump import dump
 
@@ -338,8 +338,8 @@ def test_failure_while_writing_leaves_the_folder_as_it_was(tmp_path, monkeypatch
                                                           error: type) -> None:
     """The inputs are fine and the writers run: one fails after writing part of its file (the
     HTML after the whole workbook was written, or the workbook itself midway)."""
-    import planner.html_report
-    import planner.workbook
+    import planner.outputs.html.report
+    import planner.outputs.workbook
 
     out = tmp_path / "out"
     build(out, **SMALL)
@@ -359,7 +359,7 @@ def test_failure_while_writing_leaves_the_folder_as_it_was(tmp_path, monkeypatch
             raise OSError(28, "No space left on device", str(path))
         raise RuntimeError("writer failed")
 
-    module = planner.html_report if failing == "html" else planner.workbook
+    module = planner.outputs.html.report if failing == "html" else planner.outputs.workbook
     monkeypatch.setattr(module, f"write_{failing}", broken)
     expected = PlannerError if error is OSError else error
     with pytest.raises(expected, match="No space left|writer failed"):
@@ -415,7 +415,7 @@ def test_protection_never_blocks_ordinary_work(small_workbook) -> None:
 
 def test_no_catalog_value_shows_as_hashes(small_workbook) -> None:
     """Every catalog column is at least as wide as its widest value as the format shows it."""
-    from planner.workbook.cells import shown_text
+    from planner.outputs.workbook.cells import shown_text
 
     wb = load_workbook(small_workbook)
     for title in ("Models", "GPUs"):

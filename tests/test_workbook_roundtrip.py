@@ -18,10 +18,10 @@ from openpyxl.formula.translate import Translator
 from planner.build import WORKBOOK_NAME, run_build
 from planner.cli import cli
 from planner.errors import PlannerError
-from planner.workbook.fleet_sheets import SERVER_COLUMNS, WORKLOAD_COLUMNS
-from planner.workbook.layout import GPU_COLUMNS, MODEL_COLUMNS
-from planner.workbook_diff import RANKED_SHEETS, diff_workbook
-from planner.workbook_import import import_workbook
+from planner.outputs.workbook.fleet_sheets import SERVER_COLUMNS, WORKLOAD_COLUMNS
+from planner.outputs.workbook.layout import GPU_COLUMNS, MODEL_COLUMNS
+from planner.roundtrip.diff import RANKED_SHEETS, diff_workbook
+from planner.roundtrip.importing import import_workbook
 from tests.recalc import recalculate
 from tests.test_workbook import compare, formula_cells, same
 

@@ -1,0 +1,485 @@
+"""The named assumptions (SPEC §5): what the arithmetic cannot know exactly.
+
+Each one has a unit, a default, the range that makes sense and the evidence for the default.
+The same names are the workbook's defined names and the ``--set`` names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.errors import ArgumentError
+from planner.model.engines import ENGINES
+from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
+
+
+@dataclass(frozen=True)
+class Assumption:
+    name: str
+    label: str
+    unit: str
+    default: float | str
+    reason: str
+    source: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    auto: bool = False  # "auto" is accepted: the planner models the value itself
+    group: str = "engine"  # engine | speed | site | finance: where the Assumptions sheet lists it
+
+    def parse(self, text: str) -> float | str:
+        """Turn a ``--set`` value into a checked value, or say what would be right."""
+        if self.auto and text.strip().lower() == "auto":
+            return "auto"
+        if self.choices:
+            value = text.strip().lower()
+            if value not in self.choices:
+                raise ArgumentError(
+                    f"--set {self.name}={text}: must be one of {', '.join(self.choices)}"
+                )
+            return value
+        try:
+            number = float(text)
+        except ValueError:
+            also = " or 'auto'" if self.auto else ""
+            raise ArgumentError(
+                f"--set {self.name}={text}: not a number; expected {self.unit} "
+                f"between {self.minimum:g} and {self.maximum:g}{also}"
+            ) from None
+        if not math.isfinite(number):
+            raise ArgumentError(f"--set {self.name}={text}: must be a finite number")
+        lo, hi = self.minimum, self.maximum
+        if (lo is not None and number < lo) or (hi is not None and number > hi):
+            raise ArgumentError(
+                f"--set {self.name}={text}: out of range; expected {self.unit} "
+                f"between {lo:g} and {hi:g} (default {self.default})"
+            )
+        return number
+
+
+# Kernels each block of a layer runs in a decode step, counted from the engines' model code
+# (docs/engines.md): the step's fixed cost is their sum over the model's layers × kernel_floor_us.
+KERNEL_COUNTS = [
+    ("kernels_attention", "Kernels of a GQA/MHA attention block", 6,
+     "input norm, QKV projection, rotary, KV-cache write, attention, output projection "
+     "(vLLM/SGLang llama.py, qwen3.py decode path with fused add-norm)"),
+    ("kernels_mla_attention", "Kernels of an MLA attention block", 12,
+     "input norm, fused q_a/kv_a projection, two low-rank norms, q_b projection, the absorbed "
+     "query and value BMMs, rotary, KV-cache write, attention with its split combine, output "
+     "projection (DeepSeek-V2/V3 decode path)"),
+    ("kernels_linear_attention", "Kernels of a linear-attention block", 8,
+     "Gated DeltaNet: norm, two input projections, short convolution, gating, recurrent update, "
+     "gated norm, output projection (Qwen3-Next decode path)"),
+    ("kernels_dense_ffn", "Kernels of a dense FFN block", 4,
+     "post-attention norm, gate/up projection, activation, down projection"),
+    ("kernels_moe_ffn", "Kernels of an MoE FFN block", 8,
+     "norm, router projection, top-k, token sort/align, the two grouped expert GEMMs, "
+     "activation, weighted sum (fused_moe decode path)"),
+    ("kernels_shared_expert", "Kernels a shared expert adds", 4,
+     "gate/up projection, activation, down projection and the add into the routed sum"),
+]
+
+ASSUMPTIONS: dict[str, Assumption] = {
+    a.name: a
+    for a in [
+        # -- the engine and its memory policy -------------------------------------------------
+        Assumption(
+            "engine", "Serving engine whose memory policy sizes the KV pool",
+            "vllm|sglang|trtllm|none", "vllm",
+            "vLLM is the most used open engine; 'none' is SPEC's arithmetic (the model's own "
+            "need, no engine policy), which the published reference cases describe",
+            "docs/engines.md; engine table on the Assumptions sheet",
+            choices=tuple(ENGINES),
+        ),
+        Assumption(
+            "gpu_memory_utilization", "Memory fraction the engine may use", "fraction", 0.9,
+            "vLLM's gpu_memory_utilization default; for engine=sglang it is "
+            "mem_fraction_static, for engine=trtllm kv_cache_free_gpu_mem_fraction (each "
+            "applied the way that engine applies it)",
+            "vLLM vllm/config/cache.py; SGLang server_arguments.md; TensorRT-LLM KvCacheConfig",
+            minimum=0.05, maximum=1.0,
+        ),
+        Assumption(
+            "memory_basis", "GPU memory figure used for sizing", "engine|reported|marketed",
+            "engine",
+            "Engines size against the total CUDA/ROCm reports (79.19 GiB on an H100), below "
+            "nvidia-smi's 81,559 MiB and the marketed 80 GB; GPUs without an engine figure "
+            "fall back to nvidia-smi MiB, then to marketed GB",
+            "vLLM and SGLang startup logs (docs/accuracy.md); catalogs/gpus.yaml",
+            choices=("engine", "reported", "marketed"),
+        ),
+        Assumption(
+            "overhead_gib_per_gpu", "Runtime memory per GPU outside weights and KV", "GiB",
+            "auto",
+            "'auto' models it from the mechanism: activation peak of the engine's profile run "
+            "+ non-torch memory + communication buffers at TP ≥ 2 + a vision encoder's profile; "
+            "a number pins it",
+            "docs/engines.md; vLLM V1 memory profiling logs",
+            minimum=0.0, maximum=1024.0, auto=True,
+        ),
+        Assumption(
+            "max_num_seqs", "Most sequences the engine schedules at once", "sequences", "auto",
+            "'auto' is the engine's default: vLLM serve 1024 on GPUs with ≥ 70 GiB, else 256; "
+            "TensorRT-LLM max_batch_size 2048. Sizes the sampler's profile and caps a batch",
+            "vLLM engine/arg_utils.py; TensorRT-LLM build defaults",
+            minimum=1, maximum=65536, auto=True,
+        ),
+        Assumption(
+            "max_num_batched_tokens", "Most tokens in one engine step", "tokens", "auto",
+            "'auto' is the engine's default: vLLM serve 8192 on GPUs with ≥ 70 GiB, else 2048. "
+            "Bounds the profile run's forward pass and sliding-window pages",
+            "vLLM engine/arg_utils.py",
+            minimum=1, maximum=1048576, auto=True,
+        ),
+        Assumption(
+            "sampler_bytes_per_logit", "Sampler memory per logit in the profile run", "bytes",
+            15.0,
+            "the profile run samples max_num_seqs × vocabulary logits: FP32 logits, "
+            "probabilities and sorted copies for top-p/top-k; vLLM 0.17-0.19 logs of seven "
+            "dense models give 14.4-16 bytes per logit",
+            "docs/engines.md; llm-d-planner accuracy logs (PR #205)",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "activation_bytes_per_element", "Bytes per activation element", "bytes", 2.0,
+            "activations run in the 16-bit model dtype; the fused-MoE workspace holds "
+            "max_num_batched_tokens × top-k × (3 × expert FFN / TP + hidden) of them",
+            "vLLM fused_moe workspace sizes",
+            minimum=0.5, maximum=8.0,
+        ),
+        Assumption(
+            "non_torch_gib_per_gpu", "Non-torch memory per GPU (CUDA, cuBLAS workspaces)",
+            "GiB", "auto",
+            "'auto' takes the engine table's figure: vLLM V1 logs 0.13-0.26 GiB of non-torch "
+            "memory during the forward pass at TP 1 (0.25); TensorRT-LLM 2.55 GiB after "
+            "loading on an H200 (2.5: its runtime, cuBLAS and NCCL workspaces outside torch)",
+            "llm-d-planner accuracy logs (PR #205); faradawn/bench3 trtllm-serve log",
+            minimum=0.0, maximum=64.0, auto=True,
+        ),
+        Assumption(
+            "comm_buffer_gib_per_gpu", "Communication buffers per GPU at TP ≥ 2", "GiB", 1.85,
+            "NCCL and custom all-reduce buffers: non-torch memory rises from 0.25 to 2.07-2.13 "
+            "GiB at TP 2-4 on H100 NVLink; over PCIe (no custom all-reduce) about 0.1 GiB, "
+            "so GPUs without scale_up_gb_s use a tenth",
+            "llm-d-planner accuracy logs (PR #205); gnosia93/vlm-distillation L40S log",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "vision_profile_bytes_per_param", "Vision-encoder profile peak per tower parameter",
+            "bytes", 2.4,
+            "the profile run encodes dummy images at the multimodal budget, so its peak grows "
+            "with the encoder: InternVL3-78B's 5.7B-parameter InternViT showed about 14 GiB "
+            "above a text model's peak per GPU (2.4 bytes per tower parameter); Gemma 3's "
+            "0.4B SigLIP about 0.2-1 GiB",
+            "gnosia93/vlm-distillation ec2/5-vlm-infer.md; llm-d-planner PR #205 Gemma 3 log",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "cuda_graph_gib_per_gpu", "CUDA graphs per GPU", "GiB", 1.0,
+            "vLLM V1 captures CUDA graphs after sizing the KV pool: 0.4-1.8 GiB per GPU in "
+            "logs; reported as headroom beyond gpu_memory_utilization unless "
+            "cuda_graphs_in_budget is 1, when it is deducted before the KV pool",
+            "llm-d-planner accuracy logs (PR #205); vLLM docs on memory profiling",
+            minimum=0.0, maximum=64.0,
+        ),
+        Assumption(
+            "cuda_graphs_in_budget", "CUDA graphs reserved before the KV pool (1) or not (0)",
+            "0/1", 0.0,
+            "vLLM 0.21 and later estimate the CUDA-graph memory and deduct it from the KV "
+            "budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, 'default since v0.21.0' in "
+            "their logs; 0.2-2 GiB per GPU); vLLM up to 0.20 and the logs the planner is "
+            "checked against capture them afterwards. planner calibrate sets it from the log",
+            "vLLM startup logs ('CUDA graph memory profiling is enabled (default since "
+            "v0.21.0)'); vllm-project/vllm#30515",
+            minimum=0.0, maximum=1.0,
+        ),
+        Assumption(
+            "state_bytes_per_element", "Bytes per element of a linear-attention state",
+            "bytes", 4.0,
+            "FP32 recurrent state: SGLang's default for Qwen3-Next and the accuracy-safe "
+            "setting (vLLM PR #34489); vLLM's 'auto' keeps BF16 (use 2 to match it)",
+            "vllm-project/vllm #34489, #39032; sglang docs qwen3.md; "
+            "docs/assumption-evidence.md",
+            minimum=0.5, maximum=8.0,
+        ),
+        # -- speed ------------------------------------------------------------------------
+        Assumption(
+            "bandwidth_efficiency", "Achieved fraction of peak HBM bandwidth in decode",
+            "fraction", "auto",
+            "'auto' takes the GPU family's measured figure from the GPU catalog, else "
+            "bandwidth_efficiency_fallback; a number applies to every GPU",
+            "catalogs/gpus.yaml; docs/gpu-evidence.md", minimum=0.01, maximum=1.0, auto=True,
+            group="speed",
+        ),
+        Assumption(
+            "bandwidth_efficiency_fallback", "Bandwidth efficiency where the catalog has none",
+            "fraction", 0.8,
+            "STREAM-style triad reaches 0.89 of spec on H100 and H200, 0.83 on A100; real "
+            "decode reaches 0.69-0.82 (gpt-fast); 0.8 is 0.9 × the H100 ceiling",
+            "AI-benchmarking-guide Azure results; gpt-fast README; docs/assumption-evidence.md",
+            minimum=0.01, maximum=1.0, group="speed",
+        ),
+        Assumption(
+            "compute_efficiency", "Achieved fraction of dense peak FLOP/s", "fraction", "auto",
+            "'auto' takes the GPU family's measured figure from the GPU catalog, else "
+            "compute_efficiency_fallback; a number applies to every GPU",
+            "catalogs/gpus.yaml; docs/gpu-evidence.md", minimum=0.01, maximum=1.0, auto=True,
+            group="speed",
+        ),
+        Assumption(
+            "compute_efficiency_fallback", "Compute efficiency where the catalog has none",
+            "fraction", 0.5,
+            "H100 training MFU is 0.38-0.48 (Megatron-LM, Llama 3) and the dense GEMM ceiling "
+            "0.70-0.83; forward-only prefill falls between",
+            "NVIDIA/Megatron-LM README; Azure GEMM results; docs/assumption-evidence.md",
+            minimum=0.01, maximum=1.0, group="speed",
+        ),
+        Assumption(
+            "kernel_floor_us", "Fixed time per kernel of every engine step", "µs", 5.0,
+            "a decode step runs a fixed chain of kernels per layer (norms, projections, rotary, "
+            "attention, routing), each taking a few µs beyond the bytes it moves even inside a "
+            "CUDA graph; the step pays kernels_per_step × this. Dense layers are 10 kernels: "
+            "Qwen3-8B and Llama 3 8B at TP 1 and Llama 3.3 70B at TP 2 decode 33-62 µs a layer "
+            "beyond their weight and KV reads (median about 50), so 5 µs a kernel",
+            "gpustack qwen3-8b/h100 latency runs; faradawn/bench3 H200; NVIDIA NIM 70B sweep; "
+            "docs/engines.md",
+            minimum=0.0, maximum=10000.0, group="speed",
+        ),
+        *(Assumption(name, label, "kernels", count, reason, "docs/engines.md", minimum=0,
+                     maximum=1000, group="speed")
+          for name, label, count, reason in KERNEL_COUNTS),
+        Assumption(
+            "step_overhead_us_per_sequence", "Engine time per running sequence per step", "µs",
+            "auto",
+            "scheduling, sampling, detokenising and paged-attention bookkeeping cost each running "
+            "sequence time every step, so throughput saturates at large batches: vLLM's v0.6 "
+            "performance notes put CPU overhead at several ms per step at batches of hundreds "
+            "(about 20 µs a sequence); 'auto' takes the engine table's figure (20 µs for vLLM, "
+            "SGLang and TensorRT-LLM, whose published max-load runs saturate alike; 0 for "
+            "engine=none)",
+            "vLLM blog 'vLLM v0.6.0: 2.7x throughput improvement' (2024-09); docs/accuracy.md",
+            minimum=0.0, maximum=10000.0, auto=True, group="speed",
+        ),
+        Assumption(
+            "allreduce_latency_us_fallback", "All-reduce latency where the catalog has none",
+            "µs", 20.0,
+            "small-message NCCL all-reduce across 8 GPUs takes 10-40 µs; used for GPUs without "
+            "allreduce_latency_us",
+            "nccl-tests results; docs/gpu-evidence.md", minimum=0.0, maximum=10000.0,
+            group="speed",
+        ),
+        Assumption(
+            "pcie_gb_s", "Effective all-reduce bandwidth over PCIe", "GB/s", 25.0,
+            "PCIe Gen4/Gen5 x16 carries 32/64 GB/s per direction; ring all-reduce over host "
+            "bridges reaches about 25 GB/s; used for GPUs without scale_up_gb_s",
+            "PCI-SIG specifications; nccl-tests busbw on PCIe servers", minimum=0.1,
+            maximum=10000.0, group="speed",
+        ),
+        # -- site ---------------------------------------------------------------------------
+        Assumption(
+            "target_utilisation", "Peak load per replica as a share of its capacity", "fraction",
+            0.8,
+            "headroom for bursts and latency tails: llm-d planner sizes with 20 % headroom, "
+            "fleet-sim caps utilisation at 0.85",
+            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+        ),
+        Assumption(
+            "pue", "Power usage effectiveness (facility ÷ IT power)", "ratio", 1.25,
+            "Epoch's default for non-hyperscale sites; enterprise colocation 1.5-1.6, new AI "
+            "builds under 1.3, hyperscalers 1.1",
+            "docs/tco-evidence.md (Uptime Institute, Epoch)", minimum=1.0, maximum=3.0,
+            group="site",
+        ),
+        Assumption(
+            "electricity_usd_per_kwh", "Electricity price", "USD/kWh", 0.0826,
+            "US industrial average price, 2025 (EIA via Epoch)", "docs/tco-evidence.md",
+            minimum=0.0, maximum=2.0, group="site",
+        ),
+        Assumption(
+            "average_power_share", "Average draw ÷ maximum server power", "fraction", 0.75,
+            "Epoch assumes GPU servers average 75 % of their rated maximum",
+            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+        ),
+        Assumption(
+            "rack_power_kw", "Power one rack can feed and cool", "kW", 40.8,
+            "four DGX H100 (10.2 kW each) per 40.8 kW rack in NVIDIA's SuperPOD design; most "
+            "enterprise sites have no rack above 30 kW",
+            "docs/tco-evidence.md", minimum=1.0, maximum=500.0, group="site",
+        ),
+        Assumption(
+            "rack_units_per_rack", "Usable rack units per rack", "U", 42.0,
+            "a standard 42U rack", "docs/tco-evidence.md", minimum=1.0, maximum=60.0,
+            group="site",
+        ),
+        Assumption(
+            "colocation_usd_per_kw_month", "Colocation price per kW of IT capacity", "USD/kW-month",
+            184.06,
+            "North America primary markets, 250-500 kW requirements, H2 2024 (CBRE); power "
+            "billed separately", "docs/tco-evidence.md", minimum=0.0, maximum=2000.0,
+            group="site",
+        ),
+        # -- finance ------------------------------------------------------------------------
+        Assumption(
+            "amortisation_years", "Amortisation period", "years", 5.0,
+            "Amazon moved a subset of servers back to 5 years in 2025 citing the AI pace; "
+            "Meta 5.5, Microsoft and Alphabet 6", "docs/tco-evidence.md", minimum=1.0,
+            maximum=15.0, group="finance",
+        ),
+        Assumption(
+            "discount_rate", "Discount rate for opex", "fraction per year", 0.08,
+            "a typical corporate cost of capital; the after-tax cost of debt is the textbook "
+            "rate for lease-versus-buy", "docs/tco-evidence.md", minimum=0.0, maximum=1.0,
+            group="finance",
+        ),
+        Assumption(
+            "network_share_of_capex", "Network share of total capex", "fraction", 0.19,
+            "cluster interconnect is 19 % of total cluster cost (SemiAnalysis via Epoch)",
+            "docs/tco-evidence.md", minimum=0.0, maximum=0.9, group="finance",
+        ),
+        Assumption(
+            "support_usd_per_gpu_year", "Software and support per GPU-year", "USD/GPU-year",
+            4500.0,
+            "NVIDIA AI Enterprise list price $4,500 per GPU per year; set 0 where none is "
+            "bought", "docs/tco-evidence.md", minimum=0.0, maximum=100000.0, group="finance",
+        ),
+        Assumption(
+            "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",
+            0.41,
+            "AWS 1-year commitment 41 % (3-year 64 %), Epoch's defaults",
+            "docs/tco-evidence.md", minimum=0.0, maximum=0.95, group="finance",
+        ),
+    ]
+}
+
+AssumptionValues = Mapping[str, float | str]
+
+
+def defaults() -> dict[str, float | str]:
+    values: dict[str, float | str] = {name: a.default for name, a in ASSUMPTIONS.items()}
+    for fmt in WEIGHT_FORMATS.values():
+        values[fmt.setting] = fmt.bytes_per_param
+    for kv in KV_FORMATS.values():
+        values[kv.setting] = kv.bytes_per_element
+    return values
+
+
+RETIRED = {
+    "step_overhead_us_per_layer": "replaced by kernel_floor_us (time per kernel) × the kernels "
+                                  "a step runs, counted from the model (kernels_* assumptions)",
+}
+
+
+def _suggest(name: str, known: list[str]) -> str:
+    import difflib
+
+    if name in RETIRED:
+        return f" ({RETIRED[name]})"
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str]:
+    """``NAME=VALUE`` strings from ``--set`` into checked values; unknown names are errors."""
+    out: dict[str, float | str] = {}
+    known = list(defaults())
+    for item in items:
+        if "=" not in item:
+            raise ArgumentError(
+                f"--set {item}: expected NAME=VALUE, e.g. gpu_memory_utilization=0.85")
+        name, _, text = item.partition("=")
+        name = name.strip()
+        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, checked when applied
+            out[name] = text.strip()
+            continue
+        if name in ASSUMPTIONS:
+            out[name] = ASSUMPTIONS[name].parse(text)
+            continue
+        if name in known:  # a format's bytes per parameter or per KV element
+            try:
+                number = float(text)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number) or not 0 < number <= 8:
+                raise ArgumentError(
+                    f"--set {name}={text}: expected bytes greater than 0 and at most 8"
+                )
+            out[name] = number
+            continue
+        raise ArgumentError(
+            f"--set {name}: unknown assumption{_suggest(name, known)}; "
+            f"known: {', '.join(ASSUMPTIONS)}, bytes_per_param_FORMAT, "
+            "bytes_per_kv_element_FORMAT, or a catalog field as SECTION.ID.FIELD (e.g. "
+            "gpus.mi300x.price_per_hour_usd=2.40)"
+        )
+    return out
+
+
+def resolve(overrides: Mapping[str, float | str] | None = None) -> dict[str, float | str]:
+    values = defaults()
+    values.update(overrides or {})
+    return values
+
+
+def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
+    """``assumptions: {name: value, ...}`` from a YAML file: the file form of ``--set`` (an
+    assumption, a format's size, or a catalog field as SECTION.ID.FIELD), checked the same way;
+    a wrong name or value is located with the file and line."""
+    from planner.errors import CatalogError, Location
+    from planner.inputs.catalog import _check_value
+    from planner.inputs.overrides import SECTIONS
+    from planner.inputs.yamlsource import load_yaml
+
+    path = Path(path)
+    root = load_yaml(path, "an assumptions file with a top-level 'assumptions:' mapping")
+    top = root.value if isinstance(root.value, dict) else None
+    if top is None or "assumptions" not in top:
+        keys = f"found top-level keys {list(top)}" if top else \
+            f"found {type(root.value).__name__}"
+        raise CatalogError(Location(path, root.line), "expected a top-level 'assumptions:' "
+                           f"mapping; {keys}",
+                           "write 'assumptions:' and below it one 'name: value' per line, e.g. "
+                           "'  gpu_memory_utilization: 0.85'")
+    for key, node in top.items():
+        if key != "assumptions":
+            raise CatalogError(Location(path, node.line, field=key), "unknown top-level key",
+                               "the file holds one 'assumptions:' mapping")
+    body = top["assumptions"]
+    if body.value is None:
+        return {}
+    if not isinstance(body.value, dict):
+        raise CatalogError(Location(path, body.line, field="assumptions"),
+                           f"must map names to values, got {body.value!r}",
+                           "e.g. 'assumptions:\\n  pue: 1.4'")
+    known = list(defaults())
+    out: dict[str, float | str] = {}
+    for name, node in body.value.items():
+        loc = Location(path, node.line, entry="assumptions", field=name)
+        value = node.value
+        if name.count(".") == 2:  # a catalog field, as --set SECTION.ID.FIELD=VALUE
+            section, _, field = name.split(".")
+            fields = SECTIONS.get(section, {})
+            if field not in fields or fields[field].kind in ("layers", "ids"):
+                raise CatalogError(loc, "not a catalog field this file can change",
+                                   f"SECTION.ID.FIELD with SECTION one of {', '.join(SECTIONS)} "
+                                   "and FIELD a single value of that catalog")
+            _check_value(fields[field], node, loc)
+            out[name] = ("true" if value else "false") if isinstance(value, bool) else (
+                value if isinstance(value, str) else repr(value))
+            continue
+        if name not in known:
+            raise CatalogError(loc, f"unknown assumption{_suggest(name, known)}",
+                               "`planner list assumptions` shows every name; formats' sizes are "
+                               "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT; catalog "
+                               "fields are SECTION.ID.FIELD")
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise CatalogError(loc, f"must be a number or a word, got {value!r}",
+                               "e.g. 0.85, auto or vllm (no quotes needed)")
+        text = value if isinstance(value, str) else repr(value)
+        try:
+            out.update(parse_overrides([f"{name}={text}"]))
+        except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
+            raise CatalogError(loc, str(exc).split(": ", 1)[-1]) from None
+    return out

@@ -1,0 +1,240 @@
+"""Fleet scope: one workload served by one candidate configuration, from replicas to a budget.
+
+A fleet row is a configuration row (``planner.model.quantities``) whose model, prompt, output,
+context and batch come from the workload, plus the quantities below. The batch is the largest that
+meets the inter-token target (a closed form: a serving step is linear in the batch on each of its
+memory and compute pieces), capped by what fits and by the engine's max_num_seqs. Then: replicas for
+the peak rate (with headroom) and for the time-to-first-token target (M/D/1 queue on prefill),
+spares, GPUs, servers (a TP group never spans servers), racks (rack units and rack power), power,
+capex, opex, TCO, $/M tokens and the rented alternative.
+
+Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
+"""
+
+from __future__ import annotations
+
+from planner.model.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
+from planner.model.quantities import QUANTITY_BY_NAME, Quantity, a, allreduce_seconds, e, m, q, v
+from planner.model.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
+
+_tp = v("tp")
+_layers = m("num_hidden_layers")
+NOT_MET = 1e15  # choice key of a candidate that misses a target: after every one that meets
+
+
+def w(name: str) -> Ref:
+    return Ref("workload", name)
+
+
+def srv(name: str) -> Ref:
+    return Ref("server", name)
+
+
+def _ceil(x: Expr) -> Expr:
+    return -INT(-x)
+
+
+_P, _O = w("prompt_tokens"), w("output_tokens")
+
+# The configuration a fleet row evaluates: the workload's tokens, the chosen batch.
+FLEET_VARS: dict[str, Expr] = {
+    "prompt": _P,
+    "output": _O,
+    "context": _P + _O,
+    "batch": q("batch_chosen"),
+}
+
+FLEET_QUANTITIES: list[Quantity] = [
+    Quantity("rate_requests_per_second", "Peak request rate", "requests/s",
+             IF(w("rate_rps") > 0, w("rate_rps"),
+                w("tokens_per_day") / 86400 / (_P + _O) * MAX(1, w("peak_to_average"))),
+             "rate_rps, or tokens per day / 86,400 / (prompt + output) × peak-to-average"),
+    Quantity("bandwidth_achieved", "Achieved bandwidth per GPU", "B/s",
+             q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used"),
+             "bandwidth × bandwidth efficiency", display="rate"),
+    Quantity("compute_achieved", "Achieved FLOP/s per GPU", "FLOP/s",
+             q("peak_flops_per_gpu") * q("compute_efficiency_used"),
+             "peak FLOP/s × compute efficiency", display="rate"),
+    Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
+             allreduce_seconds(1, latency=False)
+             + (q("prefill_interleaved_seconds")
+                + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O
+             + q("step_seconds_per_running_sequence")
+             + q("serving_attention_seconds_per_sequence"),
+             "all-reduce traffic per sequence + its prefill spread over its output tokens (with "
+             "a prefill pass's fixed cost where the engine runs prefill apart: an upper bound, "
+             "so the batch is never overstated) + engine time per sequence + its attention",
+             display="seconds"),
+    Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
+             "sequences",
+             (w("itl_s") - q("step_fixed_seconds") - q("weights_read_seconds"))
+             / q("step_seconds_per_sequence"),
+             "(ITL target − fixed − weights / TP / bandwidth) / per-sequence time"),
+    Quantity("batch_memory_routed", "Batch at the ITL target (memory, routed experts)",
+             "sequences",
+             IF(m("experts") > 0,
+                (w("itl_s") - q("step_fixed_seconds")
+                 - (q("weight_bytes") - q("expert_weight_bytes")) / _tp / q("bandwidth_achieved"))
+                / (q("expert_weight_bytes") * m("num_experts_per_tok") / m("experts") / _tp
+                   / q("bandwidth_achieved") + q("step_seconds_per_sequence")), 0),
+             "MoE: each sequence reads at most its top-k experts; a bound that never "
+             "overstates the batch"),
+    Quantity("batch_compute", "Batch at the ITL target (compute)", "sequences",
+             (w("itl_s") - q("step_fixed_seconds"))
+             / (q("serving_flops_per_sequence") / _tp / q("compute_achieved")
+                + q("step_seconds_per_sequence")),
+             "(ITL target − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
+             "time)"),
+    Quantity("batch_for_itl", "Largest batch meeting the ITL target", "sequences",
+             INT(MIN(MAX(q("batch_memory_all_experts"), q("batch_memory_routed")),
+                     q("batch_compute"))),
+             "whole sequences under both the memory and the compute piece", kind="int"),
+    Quantity("batch_chosen", "Batch per replica", "sequences",
+             MAX(1, MIN(q("batch_for_itl"), q("max_sequences"), q("max_num_seqs_effective"))),
+             "the ITL batch capped by the sequences of prompt + output that fit and the "
+             "engine's max_num_seqs (at least 1)", kind="int"),
+    Quantity("itl_seconds", "Inter-token latency", "s", q("tpot_seconds"),
+             "time per output token at the chosen batch", display="seconds"),
+    Quantity("requests_per_second_per_replica", "Requests per replica", "requests/s",
+             q("batch_chosen") / (_O * q("tpot_seconds")),
+             "batch / (output tokens × time per output token) (Little's law)"),
+    Quantity("replicas_for_rate", "Replicas for the peak rate", "replicas",
+             _ceil(q("rate_requests_per_second")
+                   / (q("requests_per_second_per_replica") * a("target_utilisation"))),
+             "peak rate / (requests per replica × target utilisation), rounded up", kind="int"),
+    Quantity("prefill_rate_limit", "Arrivals per replica meeting the TTFT target",
+             "requests/s",
+             IF(w("ttft_s") > q("prefill_seconds"),
+                (2 * w("ttft_s") / q("prefill_seconds") - 2)
+                / ((2 * w("ttft_s") / q("prefill_seconds") - 1) * q("prefill_seconds")), 0),
+             "M/D/1 on prefill (service D): mean wait D + λD²/(2(1−λD)) ≤ target solved for λ: "
+             "(2r − 2)/((2r − 1)D) with r = target / D; 0 when prefill alone misses it"),
+    Quantity("replicas_for_ttft", "Replicas for the TTFT target", "replicas",
+             IF(q("prefill_rate_limit") > 0,
+                _ceil(q("rate_requests_per_second") / q("prefill_rate_limit")), 0),
+             "peak rate / arrivals per replica meeting the TTFT target, rounded up", kind="int"),
+    Quantity("serving_replicas", "Serving replicas", "replicas",
+             MAX(1, q("replicas_for_rate"), q("replicas_for_ttft")),
+             "the more of the two, at least one", kind="int"),
+    Quantity("replicas", "Replicas (spares included)", "replicas",
+             q("serving_replicas") + w("spare_replicas"), "serving replicas + spares",
+             kind="int"),
+    Quantity("capacity_requests_per_second", "Served capacity", "requests/s",
+             q("serving_replicas") * q("requests_per_second_per_replica"),
+             "serving replicas × requests per replica (spares not counted)"),
+    Quantity("ttft_queued_seconds", "Time to first token, queued", "s",
+             IF(q("rate_requests_per_second") / q("serving_replicas") * q("prefill_seconds") < 1,
+                q("prefill_seconds") + q("rate_requests_per_second") / q("serving_replicas")
+                * q("prefill_seconds") ** 2
+                / (2 * (1 - q("rate_requests_per_second") / q("serving_replicas")
+                        * q("prefill_seconds"))), 1e9),
+             "M/D/1 mean: D + λD²/(2(1 − λD)) with λ the peak rate per serving replica",
+             display="seconds"),
+    Quantity("fits_workload", "A sequence of prompt + output fits", "",
+             AND(q("max_sequences") >= 1, q("context_supported")),
+             "at least one sequence of prompt + output tokens fits, within the model's context "
+             "limit", kind="bool"),
+    Quantity("meets_itl", "Meets the ITL target", "",
+             AND(q("batch_for_itl") >= 1, q("itl_seconds") <= w("itl_s")),
+             "batch 1 or more meets the target and the time per output token is within it",
+             kind="bool"),
+    Quantity("meets_ttft", "Meets the TTFT target", "",
+             q("ttft_queued_seconds") <= w("ttft_s"), "queued TTFT within the target",
+             kind="bool"),
+    Quantity("meets_targets", "Meets every target", "",
+             AND(q("fits_workload"), q("meets_itl"), q("meets_ttft")),
+             "fits, meets ITL and meets TTFT", kind="bool"),
+    Quantity("failing_target", "Target missed", "",
+             IF(NOT(q("fits_workload")), "memory",
+                IF(NOT(q("meets_itl")), "itl", IF(NOT(q("meets_ttft")), "ttft", "none"))),
+             "the first target missed: memory, itl or ttft (none when all are met)",
+             kind="text"),
+    Quantity("target_miss_ratio", "Worst achieved ÷ target", "ratio",
+             MAX(q("itl_seconds") / w("itl_s"), q("ttft_queued_seconds") / w("ttft_s"),
+                 IF(q("fits_workload"), 0, 99)),
+             "the larger of ITL ÷ target and TTFT ÷ target (99 when nothing fits)",
+             display="ratio"),
+    Quantity("gpus", "GPUs", "GPUs", q("replicas") * _tp, "replicas × TP", kind="int"),
+    Quantity("replicas_per_server", "Replicas per server", "replicas",
+             INT(srv("gpus_per_server") / _tp),
+             "whole TP groups in one server (a group never spans servers)", kind="int"),
+    Quantity("servers", "Servers", "servers",
+             _ceil(q("replicas") / q("replicas_per_server")),
+             "replicas / replicas per server, rounded up", kind="int"),
+    Quantity("servers_per_rack", "Servers per rack", "servers",
+             MIN(INT(a("rack_units_per_rack") / srv("rack_units")),
+                 INT(a("rack_power_kw") / srv("power_kw"))),
+             "the fewer of rack units ÷ server height and rack power ÷ server power",
+             kind="int"),
+    Quantity("racks", "Racks", "racks",
+             IF(srv("whole_rack"), q("servers"),
+                _ceil(q("servers") / MAX(1, q("servers_per_rack")))),
+             "servers / servers per rack, rounded up (a rack-scale unit is its own rack)",
+             kind="int"),
+    Quantity("it_power_w", "IT power (maximum)", "W", q("servers") * srv("power_kw") * 1000,
+             "servers × maximum server power"),
+    Quantity("facility_power_w", "Facility power", "W", q("it_power_w") * a("pue"),
+             "IT power × PUE"),
+    Quantity("capex_usd", "Capex", "USD",
+             q("servers") * srv("price_usd") / (1 - a("network_share_of_capex")),
+             "servers × server price, grossed up so the network is network_share_of_capex of "
+             "the total", display="usd"),
+    Quantity("energy_usd_per_year", "Energy per year", "USD",
+             q("it_power_w") / 1000 * a("average_power_share") * a("pue") * HOURS_PER_YEAR
+             * a("electricity_usd_per_kwh"),
+             "IT kW × average power share × PUE × 8,760 h × electricity price", display="usd"),
+    Quantity("colocation_usd_per_year", "Colocation per year", "USD",
+             q("it_power_w") / 1000 * a("colocation_usd_per_kw_month") * 12,
+             "IT kW × colocation price per kW-month × 12", display="usd"),
+    Quantity("support_usd_per_year", "Software and support per year", "USD",
+             q("gpus") * a("support_usd_per_gpu_year"), "GPUs × support per GPU-year",
+             display="usd"),
+    Quantity("opex_usd_per_year", "Opex per year", "USD",
+             q("energy_usd_per_year") + q("colocation_usd_per_year")
+             + q("support_usd_per_year"), "energy + colocation + support", display="usd"),
+    Quantity("present_value_factor", "Present value of 1 USD a year", "years",
+             IF(a("discount_rate") > 0,
+                (1 - (1 + a("discount_rate")) ** -a("amortisation_years")) / a("discount_rate"),
+                a("amortisation_years")),
+             "(1 − (1 + rate)^−years) / rate: end-of-year payments over the amortisation period",
+             display="ratio"),
+    Quantity("tco_usd", "TCO over the amortisation period", "USD",
+             q("capex_usd") + q("opex_usd_per_year") * q("present_value_factor"),
+             "capex + opex × present-value factor (discounted at discount_rate)", display="usd"),
+    Quantity("annual_cost_usd", "Equivalent annual cost", "USD",
+             q("capex_usd") / q("present_value_factor") + q("opex_usd_per_year"),
+             "capex spread as an annuity (PMT) + opex", display="usd"),
+    Quantity("prefill_time_share", "Share of GPU time on prefill", "fraction",
+             q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds"),
+             "interleaved prefill time ÷ time per output token", display="ratio"),
+    Quantity("average_requests_per_second", "Average request rate", "requests/s",
+             q("rate_requests_per_second") / MAX(1, w("peak_to_average")),
+             "peak rate / peak-to-average (1 when not given)"),
+    Quantity("usd_per_million_output_tokens", "Owned cost per million output tokens", "USD",
+             q("annual_cost_usd") * (1 - q("prefill_time_share"))
+             / (q("average_requests_per_second") * _O * SECONDS_PER_YEAR) * MILLION,
+             "annual cost × decode share of GPU time / output tokens a year × 10^6",
+             display="usd"),
+    Quantity("usd_per_million_input_tokens", "Owned cost per million input tokens", "USD",
+             q("annual_cost_usd") * q("prefill_time_share")
+             / (q("average_requests_per_second") * _P * SECONDS_PER_YEAR) * MILLION,
+             "annual cost × prefill share of GPU time / input tokens a year × 10^6",
+             display="usd"),
+    Quantity("cloud_usd_per_year", "Same GPUs rented on demand, per year", "USD",
+             q("gpus") * Ref("gpu", "price_per_hour_usd") * HOURS_PER_YEAR,
+             "GPUs × on-demand GPU-hour price × 8,760 h", display="usd"),
+    Quantity("cloud_reserved_usd_per_year", "Same GPUs reserved, per year", "USD",
+             q("cloud_usd_per_year") * (1 - a("reserved_discount")),
+             "on-demand per year × (1 − reserved discount)", display="usd"),
+    Quantity("break_even_utilisation", "Break-even utilisation against on-demand", "fraction",
+             q("annual_cost_usd") / q("cloud_usd_per_year"),
+             "owned annual cost ÷ on-demand annual cost: renting is cheaper below this busy "
+             "share", display="ratio"),
+    Quantity("choice_key", "Choice key (lowest wins)", "USD",
+             IF(q("meets_targets"), q("tco_usd"), NOT_MET * (1 + q("target_miss_ratio"))),
+             "TCO when every target is met; otherwise after all that meet, closest miss first",
+             display="usd"),
+]
+
+FLEET_BY_NAME = {x.name: x for x in FLEET_QUANTITIES}
+QUANTITY_BY_NAME.update(FLEET_BY_NAME)

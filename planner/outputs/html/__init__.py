@@ -1,0 +1,1 @@
+"""The HTML summary: the report and its sections (budget, accuracy) and its SVG charts."""

@@ -1,0 +1,204 @@
+"""Human-readable numbers with their units, for the terminal table and the HTML summary.
+
+Bytes are shown in both GB (10^9) and GiB (2^30) where confusion costs money; never "G" alone.
+"""
+
+from __future__ import annotations
+
+from planner.evidence.measured import speed_sentence, ttft_sentence
+from planner.inputs.hfimport import Imported
+from planner.model.expr import Value, XlError
+from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES, Quantity
+from planner.model.units import GB, TB_PER_S, TFLOPS, GiB
+from planner.plan.calc import ModelEnv, RowEnv
+
+
+def bytes_text(n: float) -> str:
+    if abs(n) >= GB / 10:
+        return f"{n / GB:,.2f} GB ({n / GiB:,.2f} GiB)"
+    if abs(n) >= 10**6:
+        return f"{n / 10**6:,.2f} MB"
+    return f"{n:,.0f} B"
+
+
+def seconds_text(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:,.1f} µs"
+    if s < 1:
+        return f"{s * 1e3:,.2f} ms"
+    return f"{s:,.2f} s"
+
+
+def number_text(x: float) -> str:
+    if x == 0:
+        return "0"
+    if abs(x) >= 1e15:
+        return f"{x:.3e}"
+    if abs(x) >= 100 or float(x).is_integer():
+        return f"{x:,.0f}"
+    if abs(x) >= 1:
+        return f"{x:,.2f}"
+    return f"{x:.3g}"
+
+
+def value_text(value: Value, quantity: Quantity) -> str:
+    """A quantity's value with its unit, as a reader wants it."""
+    if isinstance(value, XlError):
+        return str(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if quantity.display == "bytes":
+        return bytes_text(value)
+    if quantity.display == "seconds":
+        return seconds_text(value)
+    if quantity.display == "usd":
+        return f"${value:,.2f}" if value >= 0.01 else f"${value:.4f}"
+    if quantity.display == "rate" and quantity.unit == "FLOP/s":
+        return f"{value / TFLOPS:,.1f} TFLOP/s"
+    if quantity.display == "rate" and quantity.unit == "B/s":
+        return f"{value / TB_PER_S:,.3f} TB/s"
+    if quantity.display == "ratio":
+        return f"{value:.4g}"
+    text = number_text(value)
+    return f"{text} {quantity.unit}" if quantity.unit else text
+
+
+def calc_report(env: RowEnv) -> str:
+    """The table `planner calc` prints: every quantity with its unit, then the verdict."""
+    s = env.scenario
+    m, g = env.model.model, env.gpu
+    lines = [
+        f"{m.name} on {s.tp} × {g.name}  (weights {s.weights}, KV {s.kv}, context {s.context:,} "
+        f"tokens, batch {s.batch}, prompt {s.prompt:,})",
+        "",
+    ]
+    width = max(len(q.label) for q in ROW_QUANTITIES) + 2
+    for q in ROW_QUANTITIES:
+        lines.append(f"  {q.label:<{width}}{value_text(env.value(q.name), q)}")
+    lines.append("")
+    if env.model.value("params_basis") == "derived from shape":
+        derived = env.model.value("params_total")
+        lines.append(f"Note: the catalog gives no params for {m.id}; "
+                     f"{derived:,.0f} parameters are derived from its shape.")
+    lines.append(_verdict(env))
+    price = f"${g.number('price_per_hour_usd')}/GPU-hour as of {g.text('price_date')}"
+    lines.append("Exact: memory and fit, given the shapes, formats and memory assumptions. "
+                 "Estimates: decode speed and TTFT rest on bandwidth_efficiency, "
+                 "compute_efficiency and kernel_floor_us; cost also on the GPU price "
+                 f"({price}).")
+    lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"])))
+    if ttft := ttft_sentence():
+        lines.append(ttft)
+    lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
+        f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
+    return "\n".join(lines)
+
+
+def m_id(env: RowEnv) -> str:
+    return env.model.model.id
+
+
+def _verdict(env: RowEnv) -> str:
+    s = env.scenario
+    bound = env.value("decode_bound")
+    speed = f"decode is {bound}-bound"
+    if not env.value("weights_fit"):
+        need = value_text(env.value("weight_bytes_per_gpu"), ROW_BY_NAME["weight_bytes_per_gpu"])
+        usable = value_text(env.value("usable_bytes_per_gpu"), ROW_BY_NAME["usable_bytes_per_gpu"])
+        return (f"DOES NOT FIT: weights need {need} per GPU but only {usable} is usable; "
+                "raise --tp, use a smaller --weights format or a larger GPU.")
+    if not env.value("context_supported"):
+        limit = env.model.value("max_position_embeddings")
+        return (f"DOES NOT FIT: context {s.context:,} tokens is beyond {m_id(env)}'s limit of "
+                f"{limit:,} tokens (max_position_embeddings).")
+    if not env.value("fits"):
+        return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
+                f"{env.value('max_sequences')} sequences of {s.context:,} tokens fit; {speed}.")
+    return f"FITS: {s.batch} of at most {env.value('max_sequences')} sequences; {speed}."
+
+
+def money(x: float) -> str:
+    return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
+
+
+def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
+    """The bill of quantities `planner size` prints: per workload what to buy and what it costs,
+    whether each target is met, then the best option on every other server type."""
+    lines: list[str] = []
+    totals = dict.fromkeys(("gpus", "servers", "racks", "it_power_w", "capex_usd",
+                            "opex_usd_per_year", "tco_usd"), 0.0)
+    for r in results:
+        env = r.choice
+        c, wl = env.candidate, r.workload
+        val = env.value
+        verdict = "meets every target" if val("meets_targets") else (
+            f"MISSES its {val('failing_target')} target (no candidate meets every target)")
+        lines += [
+            f"{wl.name} [{wl.id}]: {wl.text('model')}, {val('rate_requests_per_second'):,.2f} "
+            f"requests/s peak, {int(wl.number('prompt_tokens')):,} prompt + "
+            f"{int(wl.number('output_tokens')):,} output tokens",
+            f"  Buy: {val('servers')} × {env.server.name} = {val('gpus')} × {c.gpu} GPUs in "
+            f"{val('racks')} rack(s), {val('it_power_w') / 1000:,.1f} kW IT "
+            f"({val('facility_power_w') / 1000:,.1f} kW facility)",
+            f"  Run: {c.weights} weights, {c.kv} KV cache, TP {c.tp}, {val('replicas')} replicas "
+            f"({int(wl.number('spare_replicas'))} spare) × batch {val('batch_chosen')}",
+            f"  Cost: capex {money(val('capex_usd'))}, opex {money(val('opex_usd_per_year'))}/year "
+            f"({money(val('opex_usd_per_year') / 12)}/month), TCO {money(val('tco_usd'))} over "
+            f"{env.assumptions['amortisation_years']:g} years",
+            f"  Per million tokens (owned): {money(val('usd_per_million_output_tokens'))} output, "
+            f"{money(val('usd_per_million_input_tokens'))} input; rented: "
+            f"{money(val('cloud_usd_per_year'))}/year on demand, "
+            f"{money(val('cloud_reserved_usd_per_year'))}/year reserved",
+            f"  Targets: ITL {seconds_text(val('itl_seconds'))} (target "
+            f"{seconds_text(wl.number('itl_s'))}), TTFT {seconds_text(val('ttft_queued_seconds'))}"
+            f" (target {seconds_text(wl.number('ttft_s'))}), capacity "
+            f"{val('capacity_requests_per_second'):,.2f} requests/s: {verdict}",
+            "  " + speed_sentence(c.gpu, env.gpu.name,
+                                  str(env.assumptions["engine"])),
+        ]
+        if ttft := ttft_sentence():
+            lines.append("  " + ttft)
+        alts = r.alternatives()[:4]
+        if alts:
+            lines.append("  Next best on other servers:")
+            for a in alts:
+                ac = a.candidate
+                met = "meets targets" if a.value("meets_targets") else \
+                    f"misses {a.value('failing_target')}"
+                lines.append(f"    {ac.server}: {a.value('gpus')} GPUs ({ac.weights}, TP {ac.tp}), "
+                             f"TCO {money(a.value('tco_usd'))}, {met}")
+        lines.append("")
+        for k in totals:
+            totals[k] += float(val(k))
+    lines.append(f"Total: {totals['gpus']:,.0f} GPUs, {totals['servers']:,.0f} servers, "
+                 f"{totals['racks']:,.0f} racks, {totals['it_power_w'] / 1000:,.1f} kW IT; capex "
+                 f"{money(totals['capex_usd'])}, opex {money(totals['opex_usd_per_year'])}/year, "
+                 f"TCO {money(totals['tco_usd'])}")
+    lines.append("Estimates: speeds rest on the bandwidth and compute efficiencies and the "
+                 "engine's per-step costs; prices are dated catalog figures (see "
+                 "catalogs/servers.yaml); `planner list assumptions` shows every other input.")
+    return "\n".join(lines)
+
+
+def import_report(item: Imported) -> str:
+    """What was imported, for stderr: the layers, KV bytes per token, parameters, the format,
+    and every config field that was not used."""
+    assert item.model is not None
+    env = ModelEnv(item.model)
+    counts = ", ".join(f"{v} {k.replace('_layers', '').replace('_', ' ')}"
+                       for k, v in item.model.layer_counts.items() if v)
+    params = item.model.number("params") / 1e9
+    kv = env.value("kv_bytes_per_token_bf16")
+    kv_text = f"{round(kv):,}" if isinstance(kv, int | float) else str(kv)
+    lines = [f"{item.id}: {item.config}: {int(item.model.number('num_hidden_layers'))} layers "
+             f"({counts}), KV cache {kv_text} B per token "
+             f"at BF16, {params:.2f} B parameters, stored "
+             f"{item.fields.get('checkpoint_format', 'in an unrecognised format')}"]
+    if item.ignored:
+        lines.append(f"  ignored (do not affect sizing): {', '.join(item.ignored)}")
+    if item.unknown:
+        lines.append(f"  ignored, not recognised (check they do not change the shape): "
+                     f"{', '.join(item.unknown)}")
+    return "\n".join(lines)

@@ -1,0 +1,221 @@
+"""Writing rows to a write-only worksheet while remembering each formula's cached value.
+
+openpyxl writes formulas with an empty value; ``cache.inject`` later fills in the values
+recorded here, in the order the formula cells were written. A sheet may also take a stream of
+rows as XML (``SheetWriter.stream``), written after its other rows when the package is made:
+``SheetWriter.cell_xml`` gives any cell as openpyxl writes it, value cached, to build them from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from copy import copy
+from io import BytesIO
+from typing import Any, Protocol
+
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell._writer import write_cell
+from openpyxl.cell.cell import Cell as OpenpyxlCell
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+from openpyxl.xml.functions import xmlfile
+
+from planner.model.expr import Value
+from planner.outputs.workbook import styles
+from planner.outputs.workbook.cache import with_value
+
+
+class Formula:
+    """A formula to write with the value Python computed for it."""
+
+    __slots__ = ("text", "cached", "number_format", "style")
+
+    def __init__(self, text: str, cached: Value, number_format: str = "General",
+                 style: str = styles.FORMULA) -> None:
+        self.text = text if text.startswith("=") else "=" + text
+        self.cached = cached
+        self.number_format = number_format
+        self.style = style
+
+
+class Input:
+    """An editable value: styled as an input and unlocked."""
+
+    __slots__ = ("value", "number_format")
+
+    def __init__(self, value: Any, number_format: str = "General") -> None:
+        self.value = value
+        self.number_format = number_format
+
+
+class Styled:
+    """A plain value (text or number) in a given style; text is never a formula."""
+
+    __slots__ = ("value", "style", "number_format")
+
+    def __init__(self, value: Any, style: str = styles.TEXT, number_format: str = "General"):
+        self.value = value
+        self.style = style
+        self.number_format = number_format
+
+
+Cell = Formula | Input | Styled | str | int | float | bool | None
+
+
+def _text_cell(ws: WriteOnlyWorksheet, value: str, style: str) -> WriteOnlyCell:
+    cell = WriteOnlyCell(ws, value=value)
+    if value.startswith("="):  # catalog text is data, never a formula
+        cell.data_type = "s"
+        cell.quotePrefix = True
+    cell.style = style
+    return cell
+
+
+class RowStream(Protocol):
+    """Rows of a sheet as XML (``<row>`` elements, values in place), written after the rows
+    appended to it; `formulas` counts the formula cells among them once they are written."""
+
+    formulas: int
+
+    def __iter__(self) -> Iterator[bytes]: ...
+
+
+class SheetWriter:
+    """Appends rows and keeps the cached values of formula cells in writing order."""
+
+    def __init__(self, ws: WriteOnlyWorksheet) -> None:
+        self.ws = ws
+        self.cached: list[Value] = []
+        self.row = 0
+        self.stream: RowStream | None = None
+        self._styles: dict[tuple[str, str], Any] = {}
+        self._widths: list[float] = []
+
+    def _style(self, cell: WriteOnlyCell, style: str, number_format: str) -> None:
+        """Apply a named style and number format; resolved once per combination, since
+        openpyxl's own lookup per cell dominates the time of large grids."""
+        key = (style, number_format)
+        if key not in self._styles:
+            proto = WriteOnlyCell(self.ws)
+            proto.style = style
+            proto.number_format = number_format
+            self._styles[key] = proto._style
+        cell._style = copy(self._styles[key])
+
+    @property
+    def title(self) -> str:
+        return str(self.ws.title)
+
+    def _wrapped_lines(self, cells: Sequence[Cell]) -> int:
+        """Lines the tallest wrapped cell of a row needs at its column's width."""
+        lines = 1
+        for i, c in enumerate(cells):
+            if not (isinstance(c, Styled) and c.style in (styles.HEADER, styles.WRAP)
+                    and isinstance(c.value, str)):
+                continue
+            width = max(4, int((self._widths[i] if i < len(self._widths) else 8.43) - 1))
+            count, used = 1, 0
+            for word in c.value.split():
+                need = len(word) + (1 if used else 0)
+                if used and used + need > width:
+                    count, used = count + 1, len(word)
+                else:
+                    used += need
+            lines = max(lines, count)
+        return lines
+
+    def append(self, cells: Sequence[Cell]) -> int:
+        lines = self._wrapped_lines(cells)
+        if lines > 1:  # rows are written as they come: set the height before the row
+            self.ws.row_dimensions[self.row + 1].height = 15 * lines + 2
+        out: list[Any] = []
+        for c in cells:
+            if isinstance(c, Formula):
+                self.cached.append(c.cached)
+            out.append(self._cell(c))
+        self.ws.append(out)
+        self.row += 1
+        return self.row
+
+    def _cell(self, c: Cell) -> Any:
+        """The openpyxl cell (or plain value) that `append` writes for `c`."""
+        if isinstance(c, Formula):
+            cell = WriteOnlyCell(self.ws, value=c.text)
+            self._style(cell, c.style, c.number_format)
+        elif isinstance(c, Input):
+            style = styles.INPUT_TEXT if isinstance(c.value, str) else styles.INPUT
+            cell = (_text_cell(self.ws, c.value, style) if isinstance(c.value, str)
+                    else WriteOnlyCell(self.ws, value=c.value))
+            self._style(cell, style, c.number_format)
+        elif isinstance(c, Styled):
+            if isinstance(c.value, str):
+                cell = _text_cell(self.ws, c.value, c.style)
+            else:
+                cell = WriteOnlyCell(self.ws, value=c.value)
+                cell.style = c.style
+            cell.number_format = c.number_format
+        elif isinstance(c, str):
+            cell = _text_cell(self.ws, c, styles.TEXT)
+        else:
+            return c
+        return cell
+
+    def cell_xml(self, c: Cell, column: int, row: int, cached: bool = True) -> str:
+        """`c` at (`row`, `column`) as openpyxl writes it in this sheet, with a formula's value
+        cached as ``cache.inject`` puts it unless not `cached` ("" for an empty cell).
+        Registers the cell's style with the workbook, as writing it would."""
+        cell = self._cell(c)
+        if not isinstance(cell, OpenpyxlCell):
+            if cell is None:
+                return ""
+            cell = WriteOnlyCell(self.ws, value=cell)
+        cell.row, cell.column = row, column
+        buf = BytesIO()
+        with xmlfile(buf) as xf:
+            write_cell(xf, self.ws, cell, cell.has_style)
+        text = buf.getvalue().decode()
+        return with_value(text, c.cached) if isinstance(c, Formula) and cached else text
+
+    def widths(self, widths: Sequence[float]) -> None:
+        """Column widths; must come before the first row (write-only worksheets)."""
+        self._widths = list(widths)
+        for i, w in enumerate(widths, start=1):
+            self.ws.column_dimensions[get_column_letter(i)].width = w
+
+
+def shown_text(value: object, number_format: str = "General") -> str:
+    """About what a spreadsheet shows for a value under a number format, to size columns."""
+    if isinstance(value, bool):
+        return "FALSE" if not value else "TRUE"
+    if isinstance(value, int | float):
+        decimals = number_format.split(".")[1].count("0") if "." in number_format else 0
+        grouped = "," in number_format.split(".")[0]
+        if number_format.endswith(',,," GB"'):
+            value, suffix = value / 1e9, " GB"
+        else:
+            suffix = ""
+        prefix = "$" if "$" in number_format else ""
+        if number_format == "General":
+            return f"{value:.10g}"
+        return f"{prefix}{value:{',' if grouped else ''}.{decimals}f}{suffix}"
+    return "" if value is None else str(value)
+
+
+def cell_text(cell: Cell) -> str:
+    if isinstance(cell, Formula):
+        return shown_text(cell.cached, cell.number_format)
+    if isinstance(cell, Input | Styled):
+        return shown_text(cell.value, cell.number_format)
+    return shown_text(cell)
+
+
+def fitted_widths(header: Sequence[str], rows: Sequence[Sequence[Cell]], minimum: float = 8,
+                  maximum: float = 60, header_words: bool = True) -> list[float]:
+    """Column widths that show every value without '###': the widest shown value (or the
+    longest header word, since headers wrap) plus a margin, within [minimum, maximum]."""
+    out = []
+    for i, head in enumerate(header):
+        longest = max((len(cell_text(r[i])) for r in rows if i < len(r)), default=0)
+        words = max((len(w) for w in head.split()), default=0) if header_words else len(head)
+        out.append(float(min(maximum, max(minimum, longest + 2, words + 2))))
+    return out

@@ -1,0 +1,217 @@
+"""Size a workload: evaluate the fleet quantities for every allowed candidate and take the
+lowest TCO among those that meet every target. Pure: catalogs and assumptions in, results out;
+`planner size`, `planner build` and the tests call it alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from planner.errors import ArgumentError, CatalogError
+from planner.evidence.measured import speed_on, ttft_figures
+from planner.inputs.assumptions import resolve
+from planner.inputs.catalog import Catalog, Entry, Workload
+from planner.inputs.scenario import Scenario, tp_problem
+from planner.model.expr import Value
+from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
+from planner.model.quantities import ROW_BY_NAME
+from planner.plan.calc import ModelEnv, RowEnv
+
+TP_CHOICES = (1, 2, 4, 8)
+DEFAULT_WEIGHTS = ("bf16", "fp8")
+DEFAULT_KV = ("bf16", "fp8")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    server: str
+    gpu: str
+    weights: str
+    kv: str
+    tp: int
+
+
+class FleetEnv(RowEnv):
+    """A configuration row driven by a workload and a server: the row quantities at the
+    workload's tokens and the chosen batch, and the fleet quantities over them."""
+
+    def __init__(self, workload: Entry, server: Entry, candidate: Candidate, model: ModelEnv,
+                 gpu: Entry, assumptions: Mapping[str, float | str]) -> None:
+        p, o = int(workload.number("prompt_tokens")), int(workload.number("output_tokens"))
+        scenario = Scenario(workload.text("model"), candidate.gpu, candidate.weights,
+                            candidate.kv, candidate.tp, p + o, 1, p, o)
+        super().__init__(scenario, model, gpu, assumptions)
+        self.workload = workload
+        self.server = server
+        self.candidate = candidate
+
+    def lookup(self, kind: str, name: str) -> Value:
+        if kind == "var" and name in FLEET_VARS:
+            return FLEET_VARS[name].evaluate(self)
+        if kind == "workload":
+            return self.workload.number(name)
+        if kind == "server":
+            return self.server.number(name)
+        return super().lookup(kind, name)
+
+    def value(self, name: str) -> Value:
+        if name not in self.cache:
+            quantity = FLEET_BY_NAME.get(name) or ROW_BY_NAME[name]
+            self.cache[name] = quantity.expr.evaluate(self)
+        return self.cache[name]
+
+
+def check_rack_limits(servers: Catalog, assumptions: Mapping[str, float | str]) -> None:
+    """A rack that cannot hold one server is an input error, said before any sizing."""
+    for server in servers.entries.values():
+        if server.number("whole_rack"):
+            continue
+        if float(assumptions["rack_power_kw"]) < server.number("power_kw"):
+            raise CatalogError(server.locate("power_kw"),
+                               f"one server draws {server.number('power_kw')} kW, more than "
+                               f"rack_power_kw = {assumptions['rack_power_kw']}",
+                               "raise --set rack_power_kw, or mark a rack-scale unit "
+                               "whole_rack: true")
+        if float(assumptions["rack_units_per_rack"]) < server.number("rack_units"):
+            raise CatalogError(server.locate("rack_units"),
+                               f"one server is {server.number('rack_units')}U, taller than "
+                               f"rack_units_per_rack = {assumptions['rack_units_per_rack']}",
+                               "raise --set rack_units_per_rack, or mark it whole_rack: true")
+
+
+def candidates(workload: Workload, models: Catalog, servers: Catalog) -> Iterator[Candidate]:
+    model = models.entries[workload.text("model")]
+    allowed_gpus = workload.ids("gpus")
+    for server in servers.entries.values():
+        gpu = server.text("gpu")
+        if allowed_gpus and gpu not in allowed_gpus:
+            continue
+        scale = int(server.number("scale_up_gpus") or server.number("gpus_per_server"))
+        for weights in workload.ids("weights") or DEFAULT_WEIGHTS:
+            for kv in workload.ids("kv") or DEFAULT_KV:
+                for tp in TP_CHOICES:
+                    if tp > scale or tp > server.number("gpus_per_server"):
+                        continue
+                    if tp_problem(model, tp):
+                        continue
+                    yield Candidate(server.id, gpu, weights, kv, tp)
+
+
+@dataclass
+class Sized:
+    workload: Workload
+    rows: list[FleetEnv]  # every candidate, in the order the workbook lists them
+    choice: FleetEnv | None
+
+    def alternatives(self) -> list[FleetEnv]:
+        """The best candidate on each other server type, by the same rule as the choice."""
+        best: dict[str, FleetEnv] = {}
+        for env in self.rows:
+            key = env.candidate.server
+            if key not in best or _key(env) < _key(best[key]):
+                best[key] = env
+        chosen = self.choice.candidate.server if self.choice else None
+        return sorted((e for s, e in best.items() if s != chosen), key=_key)
+
+
+def _key(env: FleetEnv) -> float:
+    value = env.value("choice_key")
+    return float(value) if isinstance(value, int | float) else float("inf")
+
+
+def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: Catalog,
+                  assumptions: Mapping[str, float | str],
+                  model_envs: dict[str, ModelEnv] | None = None) -> Sized:
+    envs = model_envs if model_envs is not None else {}
+    mid = workload.text("model")
+    if mid not in envs:
+        envs[mid] = ModelEnv(models.entries[mid], assumptions)
+    rows = []
+    for c in candidates(workload, models, servers):
+        env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
+                       assumptions)
+        for quantity in FLEET_QUANTITIES:
+            env.value(quantity.name)
+        rows.append(env)
+    if not rows:
+        raise CatalogError(workload.locate("gpus"), "no server in the server catalog carries an "
+                           "allowed GPU at a TP degree this model can use",
+                           "allow more GPUs, or add a server for one of them")
+    choice = min(rows, key=_key)  # first of equals, as MATCH finds it in the workbook
+    return Sized(workload, rows, choice)
+
+
+def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalog,
+             overrides: Mapping[str, float | str] | None = None,
+             names: list[str] | tuple[str, ...] = ()) -> list[Sized]:
+    assumptions = resolve(overrides)
+    check_rack_limits(servers, assumptions)
+    chosen = list(names) or list(workloads.entries)
+    for name in chosen:
+        if name not in workloads.entries:
+            raise ArgumentError(f"--workload {name}: unknown workload; known: "
+                                f"{', '.join(workloads.entries)}")
+    envs: dict[str, ModelEnv] = {}
+    out = []
+    for name in chosen:
+        entry = workloads.entries[name]
+        assert isinstance(entry, Workload)
+        out.append(size_workload(entry, models, gpus, servers, assumptions, envs))
+    return out
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+_TOTALS = ("gpus", "servers", "racks", "it_power_w", "facility_power_w", "capex_usd",
+           "opex_usd_per_year", "tco_usd")
+
+
+def _num(env: FleetEnv, name: str) -> float | int | str | bool:
+    value = env.value(name)
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int | float):
+        quantity = FLEET_BY_NAME.get(name) or ROW_BY_NAME[name]
+        return int(value) if quantity.kind == "int" else float(value)
+    return str(value)
+
+
+def fleet_json(env: FleetEnv) -> dict[str, object]:
+    c = env.candidate
+    out: dict[str, object] = {
+        "workload": env.workload.id,
+        "model": env.workload.text("model"),
+        "prompt_tokens": int(env.workload.number("prompt_tokens")),
+        "output_tokens": int(env.workload.number("output_tokens")),
+        "meets_targets": _num(env, "meets_targets"),
+        "failing_target": None if env.value("failing_target") == "none" else
+        _num(env, "failing_target"),
+        "choice": {"gpu": c.gpu, "server": c.server, "weights": c.weights, "kv": c.kv,
+                   "tp": c.tp, "batch_per_replica": _num(env, "batch_chosen")},
+        "replicas": _num(env, "replicas"),
+        "spare_replicas": int(env.workload.number("spare_replicas")),
+    }
+    for key in ("gpus", "servers", "racks", "it_power_w", "facility_power_w", "capex_usd",
+                "opex_usd_per_year", "tco_usd", "usd_per_million_output_tokens",
+                "usd_per_million_input_tokens", "cloud_usd_per_year",
+                "cloud_reserved_usd_per_year", "break_even_utilisation", "itl_seconds"):
+        out[key] = _num(env, key)
+    out["ttft_seconds"] = _num(env, "ttft_queued_seconds")
+    out["capacity_requests_per_second"] = _num(env, "capacity_requests_per_second")
+    out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
+    out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
+    out["itl_target_seconds"] = float(env.workload.number("itl_s"))
+    out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]))
+    out["measured_ttft"] = ttft_figures()
+    return out
+
+
+def size_json(results: list[Sized]) -> dict[str, object]:
+    workloads = []
+    for r in results:
+        assert r.choice is not None
+        entry = fleet_json(r.choice)
+        entry["alternatives"] = [fleet_json(e) for e in r.alternatives()]
+        workloads.append(entry)
+    totals = {k: sum(w[k] for w in workloads) for k in _TOTALS}  # type: ignore[misc]
+    return {"workloads": workloads, "totals": totals}
