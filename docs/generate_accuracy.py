@@ -18,7 +18,8 @@ from typing import Any
 import yaml
 
 from planner.errors import ArgumentError
-from planner.inputs.catalog import Catalog, load_gpus, load_models
+from planner.inputs.catalog import load_gpus, load_models
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
 from planner.plan.calc import RowEnv
 from planner.plan.calibration import (

@@ -429,12 +429,8 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
       planner calc --models ~/models --model llama-3.1-8b-instruct --gpu h100-sxm
     """
     from planner.errors import ArgumentError
-    from planner.inputs.hfimport import (
-        append_to_catalog,
-        entries_json,
-        entries_yaml,
-        import_paths,
-    )
+    from planner.inputs.hfimport.reading import import_paths
+    from planner.inputs.hfimport.writing import append_to_catalog, entries_json, entries_yaml
     from planner.outputs.terminal import import_report
 
     if entry_id is not None and len(paths) > 1:

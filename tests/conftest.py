@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.inputs.catalog import Catalog, load_gpus, load_models
+from planner.inputs.catalog import load_gpus, load_models
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
 from planner.plan.calc import evaluate
+from tests import engines
 
 DATA = Path(__file__).parent / "data"
 REFERENCE_CASES = yaml.safe_load((DATA / "reference-cases.yaml").read_text())["cases"]
@@ -41,3 +43,15 @@ def run(shipped: tuple[Catalog, Catalog], assumptions: dict | None = None, **sce
     """Evaluate a configuration of the shipped catalogs."""
     models, gpus = shipped
     return evaluate(Scenario(**scenario), models, gpus, assumptions)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    engines.mark_engine_tests(items)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    engines.running[:] = [item]
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    engines.running.clear()

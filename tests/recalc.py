@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.engines import require_marked
+
 PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry"
  xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
@@ -33,6 +35,7 @@ def soffice() -> str | None:
 
 def require_libreoffice() -> str:
     """The soffice path; skip with a reason when missing, fail under CI=true."""
+    require_marked("libreoffice")
     path = soffice()
     if path is None:
         if os.environ.get("CI") == "true":
@@ -74,6 +77,7 @@ def ssconvert() -> str | None:
 
 def require_gnumeric() -> str:
     """The ssconvert path; skip with a reason when missing, fail under CI=true."""
+    require_marked("gnumeric")
     path = ssconvert()
     if path is None:
         if os.environ.get("CI") == "true":

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.inputs.catalog import Catalog, load_gpus, load_models
+from planner.inputs.catalog import load_gpus, load_models
+from planner.inputs.entries import Catalog
 from planner.plan.calibration import predict
 
 GENERATOR = Path(__file__).parent.parent / "docs" / "generate_accuracy.py"

@@ -16,7 +16,8 @@ import yaml
 from planner.errors import ArgumentError
 from planner.evidence.enginelog import LogError
 from planner.inputs.assumptions import parse_overrides
-from planner.inputs.catalog import DEFAULT_MODELS, Catalog, load_models
+from planner.inputs.catalog import DEFAULT_MODELS, load_models
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
 from planner.plan.calc import evaluate
 from planner.plan.calibrate import (

@@ -22,6 +22,7 @@ from planner.model.expr import Value
 from planner.model.quantities import ROW_BY_NAME
 from planner.outputs.html.report import TEMPLATE_DIR, environment, readable_formula
 from planner.outputs.terminal import value_text
+from tests.engines import require_marked
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SHOWN = ("max_sequences", "decode_tokens_per_second", "tokens_per_second_per_sequence",
@@ -248,6 +249,7 @@ document.body.appendChild(out);
 
 
 def require_chromium() -> str:
+    require_marked("chromium")
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:
         if os.environ.get("CI") == "true":
@@ -263,6 +265,7 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                            *args], capture_output=True, text=True, timeout=180)
 
 
+@pytest.mark.chromium
 def test_chromium_screenshot_and_pdf(default_build: Path, tmp_path: Path) -> None:
     url = (default_build / HTML_NAME).as_uri()
     shot, pdf = tmp_path / "shot.png", tmp_path / "plan.pdf"
@@ -272,6 +275,7 @@ def test_chromium_screenshot_and_pdf(default_build: Path, tmp_path: Path) -> Non
     assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 50_000
 
 
+@pytest.mark.chromium
 def test_chromium_lays_out_charts_without_errors(page: str, tmp_path: Path) -> None:
     """A copy with a measuring script (the product has none): every chart has a real size,
     nothing is wider than the window, and the console stays silent."""
@@ -288,6 +292,7 @@ def test_chromium_lays_out_charts_without_errors(page: str, tmp_path: Path) -> N
     assert console == []
 
 
+@pytest.mark.chromium
 def test_chromium_console_check_catches_errors(tmp_path: Path) -> None:
     """The console check above is real: a page with a script error is caught."""
     bad = tmp_path / "bad.html"
@@ -387,6 +392,7 @@ def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
     assert len(fits.points) + len(over.points) == len(envs)
 
 
+@pytest.mark.chromium
 def test_phone_width_scrolls_tables_in_their_boxes(default_build: Path, tmp_path: Path) -> None:
     """In a 390 px viewport (an iframe: headless Chromium windows are at least 500 px) the page
     stays 390 px wide, tables scrolling inside their own box, and charts keep a legible size

@@ -17,13 +17,10 @@ from click.testing import CliRunner
 
 from planner.cli import cli
 from planner.errors import CatalogError, PlannerError
-from planner.inputs.catalog import (
-    HF_IGNORED_FIELDS,
-    LAYER_PATTERN_FIELDS,
-    MODEL_FIELDS,
-    load_models,
-)
-from planner.inputs.hfimport import ALIASES, import_paths
+from planner.inputs.catalog import load_models
+from planner.inputs.fields import HF_IGNORED_FIELDS, LAYER_PATTERN_FIELDS, MODEL_FIELDS
+from planner.inputs.hfimport.convert import ALIASES
+from planner.inputs.hfimport.reading import import_paths
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
 BF16 = 2  # bytes per KV element

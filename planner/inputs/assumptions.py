@@ -428,7 +428,7 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
     assumption, a format's size, or a catalog field as SECTION.ID.FIELD), checked the same way;
     a wrong name or value is located with the file and line."""
     from planner.errors import CatalogError, Location
-    from planner.inputs.catalog import _check_value
+    from planner.inputs.fields import check_value
     from planner.inputs.overrides import SECTIONS
     from planner.inputs.yamlsource import load_yaml
 
@@ -465,7 +465,7 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
                 raise CatalogError(loc, "not a catalog field this file can change",
                                    f"SECTION.ID.FIELD with SECTION one of {', '.join(SECTIONS)} "
                                    "and FIELD a single value of that catalog")
-            _check_value(fields[field], node, loc)
+            check_value(fields[field], node, loc)
             out[name] = ("true" if value else "false") if isinstance(value, bool) else (
                 value if isinstance(value, str) else repr(value))
             continue

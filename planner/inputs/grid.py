@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import CatalogError, Location
-from planner.inputs.catalog import PROJECT_ROOT, Catalog
+from planner.inputs.catalog import PROJECT_ROOT
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario, tp_problem
 from planner.inputs.yamlsource import Node, load_yaml
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS

@@ -14,14 +14,14 @@ from dataclasses import replace
 import yaml
 
 from planner.errors import ArgumentError, CatalogError, Location
-from planner.inputs.catalog import (
+from planner.inputs.entries import Catalog
+from planner.inputs.fields import (
     GPU_FIELDS,
     MODEL_FIELDS,
     SERVER_FIELDS,
     WORKLOAD_FIELDS,
-    Catalog,
     FieldSpec,
-    _check_value,
+    check_value,
 )
 from planner.inputs.yamlsource import Node
 
@@ -69,7 +69,7 @@ def apply(catalog: Catalog, section: str, overrides: Mapping[str, float | str]) 
         except yaml.YAMLError:
             parsed = text
         try:
-            value = _check_value(fields[field], Node(parsed, 0, 0), Location(entry=entry_id,
+            value = check_value(fields[field], Node(parsed, 0, 0), Location(entry=entry_id,
                                                                                field=field))
         except CatalogError as error:
             raise ArgumentError(f"--set {name}={text}: {error.problem}"

@@ -7,7 +7,7 @@ import difflib
 from dataclasses import dataclass, fields
 
 from planner.errors import ArgumentError
-from planner.inputs.catalog import Catalog, Entry, Gpu, Model
+from planner.inputs.entries import Catalog, Entry, Gpu, Model
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 
 

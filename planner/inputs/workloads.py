@@ -8,7 +8,8 @@ from pathlib import Path
 import yaml
 
 from planner.errors import ArgumentError
-from planner.inputs.catalog import Catalog, load_workloads
+from planner.inputs.catalog import load_workloads
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import unknown
 from planner.model.formats import WEIGHT_FORMATS
 

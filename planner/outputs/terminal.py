@@ -6,7 +6,7 @@ Bytes are shown in both GB (10^9) and GiB (2^30) where confusion costs money; ne
 from __future__ import annotations
 
 from planner.evidence.measured import speed_sentence, ttft_sentence
-from planner.inputs.hfimport import Imported
+from planner.inputs.hfimport.convert import Imported
 from planner.model.expr import Value, XlError
 from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES, Quantity
 from planner.model.units import GB, TB_PER_S, TFLOPS, GiB

@@ -8,7 +8,8 @@ from typing import Protocol
 
 from planner.evidence.measured import speed_on, ttft_figures
 from planner.inputs.assumptions import resolve
-from planner.inputs.catalog import MODEL_TEXT_INPUTS, Catalog, Entry
+from planner.inputs.entries import Catalog, Entry
+from planner.inputs.fields import MODEL_TEXT_INPUTS
 from planner.inputs.scenario import Scenario, check_scenario
 from planner.model.engines import ENGINES
 from planner.model.expr import (

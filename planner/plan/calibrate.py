@@ -13,7 +13,7 @@ from pathlib import Path
 
 from planner.errors import ArgumentError
 from planner.evidence.enginelog import ENGINE_NAMES, EngineReport, parse_log
-from planner.inputs.catalog import Catalog
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
 from planner.model.engines import ENGINES
 from planner.model.units import GiB

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.inputs.catalog import Catalog
+from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
 from planner.model.units import GiB
 from planner.plan.calc import RowEnv, evaluate

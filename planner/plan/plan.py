@@ -22,12 +22,12 @@ from planner.inputs.catalog import (
     DEFAULT_MODELS,
     DEFAULT_SERVERS,
     DEFAULT_WORKLOADS,
-    Catalog,
     load_gpus,
     load_models,
     load_servers,
     load_workloads,
 )
+from planner.inputs.entries import Catalog
 from planner.inputs.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, grid_for, skip_reason
 from planner.inputs.scenario import Scenario, check_scenario
 from planner.plan.calc import BlockEnv, BlockRow, ModelEnv, RowEnv

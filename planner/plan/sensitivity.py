@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from planner.inputs.assumptions import ASSUMPTIONS
-from planner.inputs.catalog import Catalog
+from planner.inputs.entries import Catalog
 from planner.model.quantities import MODEL_BY_NAME, QUANTITY_BY_NAME
 from planner.plan.sizing import FleetEnv, Sized, size_all
 

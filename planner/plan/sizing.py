@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from planner.errors import ArgumentError, CatalogError
 from planner.evidence.measured import speed_on, ttft_figures
 from planner.inputs.assumptions import resolve
-from planner.inputs.catalog import Catalog, Entry, Workload
+from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.scenario import Scenario, tp_problem
 from planner.model.expr import Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS

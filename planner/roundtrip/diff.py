@@ -405,7 +405,7 @@ class Namer:
 
     def __init__(self, wb: Any, plan: Any) -> None:
         from planner.inputs.assumptions import defaults
-        from planner.inputs.catalog import GPU_FIELDS, MODEL_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
+        from planner.inputs.fields import GPU_FIELDS, MODEL_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
         from planner.outputs.workbook.view_sheets import ViewLayout
 
         self.columns = _sheet_columns()

@@ -244,7 +244,7 @@ def _date_text(value: dt.date) -> str:
 
 def _catalog_value(d: WorkbookDiff, c: InputCell, value: Any, spec: Any) -> Any:
     """The YAML value of a catalog cell, checked as the catalog checks it; None when blank."""
-    from planner.inputs.catalog import _check_value
+    from planner.inputs.fields import check_value
     from planner.inputs.yamlsource import Node
 
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -266,7 +266,7 @@ def _catalog_value(d: WorkbookDiff, c: InputCell, value: Any, spec: Any) -> Any:
         node = Node(value, 0, 0)
     assert c.home is not None
     try:
-        return _check_value(spec, node, Location(entry=c.home.key, field=c.home.field))
+        return check_value(spec, node, Location(entry=c.home.key, field=c.home.field))
     except CatalogError as exc:
         raise _located(d, c, exc.problem, exc.hint) from None
 
@@ -440,7 +440,7 @@ def _assumptions(d: WorkbookDiff, result: ImportResult,
 
 def _catalog(d: WorkbookDiff, result: ImportResult, section: str,
              value: Callable[[InputCell], Any]) -> str:
-    from planner.inputs.catalog import GPU_FIELDS, MODEL_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
+    from planner.inputs.fields import GPU_FIELDS, MODEL_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
 
     fields = {"models": MODEL_FIELDS, "gpus": GPU_FIELDS, "servers": SERVER_FIELDS,
               "workloads": WORKLOAD_FIELDS}[section]

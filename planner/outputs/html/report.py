@@ -20,7 +20,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from planner.inputs.assumptions import ASSUMPTIONS
-from planner.inputs.catalog import PROJECT_ROOT, Entry
+from planner.inputs.catalog import PROJECT_ROOT
+from planner.inputs.entries import Entry
 from planner.inputs.grid import skip_reason
 from planner.inputs.scenario import Scenario
 from planner.model.expr import Value

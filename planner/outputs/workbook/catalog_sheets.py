@@ -9,7 +9,8 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from planner.inputs.assumptions import ASSUMPTIONS, Assumption
-from planner.inputs.catalog import GPU_FIELDS, MODEL_FIELDS, Entry
+from planner.inputs.entries import Entry
+from planner.inputs.fields import GPU_FIELDS, MODEL_FIELDS
 from planner.model.engines import ENGINE_FIELDS, ENGINES
 from planner.model.formats import COMPUTE_PRECISIONS, KV_FORMATS, WEIGHT_FORMATS
 from planner.model.quantities import MODEL_BY_NAME

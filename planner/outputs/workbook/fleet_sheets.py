@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
-from planner.inputs.catalog import SERVER_FIELDS, WORKLOAD_FIELDS, Entry
+from planner.inputs.entries import Entry
+from planner.inputs.fields import SERVER_FIELDS, WORKLOAD_FIELDS
 from planner.inputs.scenario import SCENARIO_FIELDS
 from planner.model.fleet import FLEET_QUANTITIES, FLEET_VARS
 from planner.model.quantities import QUANTITY_BY_NAME, ROW_QUANTITIES

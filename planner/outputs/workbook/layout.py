@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from planner.inputs.catalog import GPU_FIELDS, MODEL_LAYER_COUNTS, MODEL_NUMERIC, MODEL_TEXT_INPUTS
+from planner.inputs.fields import GPU_FIELDS, MODEL_LAYER_COUNTS, MODEL_NUMERIC, MODEL_TEXT_INPUTS
 from planner.inputs.scenario import SCENARIO_FIELDS
 from planner.model.quantities import MODEL_QUANTITIES, ROW_QUANTITIES
 

@@ -1,60 +1,25 @@
-"""Hugging Face model folders and config.json files as model catalog entries.
-
-``planner import`` and ``--models FOLDER`` read a model the project has not seen. The conversion
-(:func:`convert`) is pure: parsed config dicts (and, when the folder has them, the safetensors
-index, shard headers and model card) in; a catalog entry, the line each field came from and the
-config fields it did not use out. The readers around it (:func:`read_json`, :func:`import_path`,
-:func:`folder_catalog`) only find and parse files, keeping line numbers so that every error names
-the file, line and field at fault.
-
-What a naive reading gets wrong, and this one does not: vision-language models nest the text model
-under ``text_config`` (Gemma 3, Llama 4, Mistral 3) or ``llm_config`` (InternVL); configs leave
-fields at their transformers class defaults (Gemma 3's vocabulary, tied embeddings and 5:1
-sliding pattern); the layer pattern is spelt ``layer_types``, ``full_attention_interval``,
-``sliding_window_pattern``, ``use_sliding_window``/``max_window_layers`` or
-``no_rope_layers``/``attention_chunk_size``; ``quantization_config`` says how the weights are
-stored; ``q_lora_rank: null`` is MLA without query compression.
+"""A parsed config.json (and what lay beside it) as a catalog entry: the text model's section
+chosen, fields read under their aliases and class defaults, the layer pattern and stored format
+read, parameters counted, and the result checked like a catalog entry.
 """
 
 from __future__ import annotations
 
-import bisect
-import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from planner.errors import CatalogError, Location
-from planner.inputs.catalog import (
-    HF_IGNORED_FIELDS,
-    ID_PATTERN,
-    LAYER_PATTERN_FIELDS,
-    MODEL_FIELDS,
-    Catalog,
-    Entry,
-    LayerPattern,
-    Model,
-    load_models,
-    model_from_fields,
-    pattern_layer_types,
-)
+from planner.inputs.entries import Model
+from planner.inputs.fields import HF_IGNORED_FIELDS, ID_PATTERN, LAYER_PATTERN_FIELDS, MODEL_FIELDS
+from planner.inputs.hfimport.files import GENERATION, INDEX, JsonFile, ShardCount, slug
+from planner.inputs.hfimport.params import shape_params, vision_params
+from planner.inputs.hfimport.quantisation import quant_format
+from planner.inputs.model_shape import LayerPattern, model_from_fields, pattern_layer_types
 from planner.model.formats import WEIGHT_FORMATS
-
-CONFIG = "config.json"
-INDEX = "model.safetensors.index.json"
-GENERATION = "generation_config.json"
-CARD = "README.md"
-# *config.json files in a model folder that are not a model's config.
-NOT_MODEL_CONFIGS = frozenset({
-    GENERATION, "tokenizer_config.json", "preprocessor_config.json", "processor_config.json",
-    "video_preprocessor_config.json", "adapter_config.json", "quantize_config.json",
-    "hf_quant_config.json", "sentence_bert_config.json", "config_sentence_transformers.json",
-})
 
 # Where a vision-language config keeps its language model.
 TEXT_SECTIONS = ("text_config", "llm_config")
@@ -99,34 +64,6 @@ STATE_SPACE_KEYS = ("ssm_cfg", "state_size", "mamba_d_state", "ssm_state_size",
                     "layers_block_type", "hybrid_override_pattern", "attn_layer_period")
 STATE_SPACE_TYPES = ("mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2",
                      "nemotron_h", "falcon_h1", "bamba", "rwkv", "rwkv7", "lfm2")
-# Tensor-name parts of a checkpoint's vision tower and projector.
-VISION_TENSORS = ("vision_tower", "vision_model", "multi_modal_projector", "visual.", "mlp1.",
-                  "mm_projector", "vision_embed", "patch_merger")
-# Tensor-name endings of quantization metadata (scales, zero points), not parameters.
-SCALE_TENSORS = re.compile(r"(_scale|_scale_inv|_scale_2|\.scales|\.qzeros|\.g_idx|\.SCB|"
-                           r"weight_format|_zero_point|_global_scale)$")
-
-
-@dataclass(frozen=True)
-class JsonFile:
-    """A parsed JSON object and the line each key (by path) was written on."""
-
-    path: Path
-    data: dict[str, Any]
-    lines: Mapping[tuple[str, ...], int]
-    sha256: str
-
-
-@dataclass(frozen=True)
-class ShardCount:
-    """Parameters and bytes counted from safetensors shard headers."""
-
-    text: int
-    vision: int
-    mtp: int
-    bytes: int
-    packed: bool  # integer-packed tensors: element counts are not parameter counts
-    files: int
 
 
 @dataclass
@@ -141,282 +78,6 @@ class Imported:
     ignored: list[str] = field(default_factory=list)  # read, not needed for sizing
     unknown: list[str] = field(default_factory=list)  # not recognised: check by hand
     model: Model | None = None
-
-
-# --------------------------------------------------------------------------------------------
-# Reading files
-# --------------------------------------------------------------------------------------------
-
-_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _key_lines(text: str, path: Path) -> dict[tuple[str, ...], int]:
-    """The 1-based line of every object key (by key path; arrays are not entered); a key given
-    twice in one object is refused (JSON readers silently keep the last)."""
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    lines: dict[tuple[str, ...], int] = {}
-    decoder = json.JSONDecoder()
-
-    def line(pos: int) -> int:
-        return bisect.bisect_right(starts, pos)
-
-    def skip(pos: int) -> int:
-        match = _SPACE.match(text, pos)
-        return match.end() if match else pos
-
-    def walk(pos: int, where: tuple[str, ...]) -> int:
-        pos = skip(pos)
-        if text[pos] != "{":
-            return int(decoder.raw_decode(text, pos)[1])
-        pos = skip(pos + 1)
-        if text[pos] == "}":
-            return pos + 1
-        while True:
-            key, after = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-            at = (*where, key)
-            if at in lines:
-                raise CatalogError(Location(path, line(pos), field=".".join(at)),
-                                   f"duplicate key '{key}' (first on line {lines[at]})",
-                                   "JSON readers keep only the last of two equal keys; remove "
-                                   "one of them")
-            lines[at] = line(pos)
-            pos = skip(walk(skip(after) + 1, at))
-            if text[pos] == "}":
-                return pos + 1
-            pos = skip(pos + 1)
-
-    walk(0, ())
-    return lines
-
-
-def read_json(path: Path, what: str) -> JsonFile:
-    """A JSON object file; syntax errors name the file, line and column."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise CatalogError(Location(path), "file not found", f"pass {what}") from None
-    except IsADirectoryError:
-        raise CatalogError(Location(path), "is a folder, not a file", f"pass {what}") from None
-    except OSError as exc:
-        raise CatalogError(Location(path), f"cannot be read: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(Location(path, raw[: exc.start].count(b"\n") + 1),
-                           "is not valid UTF-8 text", "save the file as UTF-8") from None
-    if not text.strip():
-        raise CatalogError(Location(path), "is empty", f"expected {what}")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogError(Location(path, exc.lineno, exc.colno), f"JSON syntax error: {exc.msg}",
-                           "fix the JSON at this line and column (a missing comma, quote or "
-                           "bracket, or a trailing comma, which JSON does not allow)") from None
-    except RecursionError:
-        raise CatalogError(Location(path), "is nested too deeply to read") from None
-    if not isinstance(data, dict):
-        raise CatalogError(Location(path, 1), f"must be a JSON object {{...}}, found "
-                           f"{type(data).__name__}", f"pass {what}")
-    return JsonFile(path, data, _key_lines(text, path), hashlib.sha256(raw).hexdigest())
-
-
-def _is_config_name(name: str) -> bool:
-    return (name not in NOT_MODEL_CONFIGS and name.endswith(".json")
-            and (name == CONFIG or name.endswith(("_config.json", "-config.json"))))
-
-
-def _folder_config(folder: Path) -> Path | None:
-    """A model folder's config.json (a Hugging Face cache folder: its newest snapshot's)."""
-    if (folder / CONFIG).is_file():
-        return folder / CONFIG
-    snapshots = sorted((folder / "snapshots").glob(f"*/{CONFIG}"),
-                       key=lambda p: p.stat().st_mtime) if (folder / "snapshots").is_dir() else []
-    return snapshots[-1] if snapshots else None
-
-
-def find_configs(path: Path, models_option: bool = False) -> list[Path]:
-    """The configs a PATH names: a config.json, a model folder's, or each one in a folder of
-    model folders and *config.json files (models_option: the folder given to --models)."""
-    if path.is_file():
-        return [path]
-    if not path.exists():
-        raise CatalogError(Location(path), "not found",
-                           "pass a config.json, a model folder holding one, or a folder of "
-                           "model folders")
-    own = _folder_config(path)
-    if own is not None:
-        return [own]
-    found: list[Path] = []
-    for child in sorted(path.iterdir()):
-        if child.is_dir():
-            config = _folder_config(child)
-            if config is not None:
-                found.append(config)
-        elif child.is_file() and _is_config_name(child.name):
-            found.append(child)
-    if not found:
-        what = "is a folder, not a file, and" if models_option else "is a folder that"
-        raise CatalogError(Location(path), f"{what} holds no config.json (nor model folders "
-                           "or *config.json files)",
-                           "pass a models YAML, a Hugging Face model folder (config.json and "
-                           "optionally model.safetensors.index.json), its config.json, or a "
-                           "folder of such model folders")
-    return found
-
-
-def _names(config: Path) -> tuple[str, str | None]:
-    """A default id and Hugging Face repository id from where the config lies."""
-    if config.name == CONFIG:
-        folder = config.parent
-        if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
-            parts = folder.parent.parent.name.split("--")[1:]  # Hugging Face cache layout
-            return parts[-1], "/".join(parts) if len(parts) == 2 else None
-        return folder.resolve().name, None
-    stem = re.sub(r"[_.-]?config$", "", config.stem)
-    parts = stem.split("--")  # model_configs/org--name_config.json
-    return parts[-1], "/".join(parts) if len(parts) == 2 else None
-
-
-def slug(name: str) -> str:
-    """A catalog id from a folder or model name: lower case, separators become hyphens."""
-    text = re.sub(r"[^a-z0-9.]+", "-", name.lower())
-    text = re.sub(r"[.-]*\.[.-]*", lambda m: "." if m.group() == "." else "-", text)
-    return text.strip("-.")
-
-
-def _read_shards(folder: Path, files: Iterable[str], layers: int) -> tuple[ShardCount | None,
-                                                                           str]:
-    """Parameters from the shards' safetensors headers (8-byte length + JSON), when present."""
-    text = vision = mtp = size = count = 0
-    packed = False
-    for name in sorted(set(files)):
-        path = folder / name
-        if not path.is_file():
-            return None, ""
-        with path.open("rb") as handle:
-            head = handle.read(8)
-            if head.startswith(b"version "):
-                return None, f"{name} is a Git LFS pointer, not the weights"
-            length = int.from_bytes(head, "little")
-            if not 2 <= length <= 100_000_000:
-                return None, f"{name} has no readable safetensors header"
-            try:
-                header = json.loads(handle.read(length))
-            except ValueError:
-                return None, f"{name} has no readable safetensors header"
-        count += 1
-        for tensor, info in header.items():
-            if tensor == "__metadata__" or not isinstance(info, dict):
-                continue
-            begin, end = info.get("data_offsets", [0, 0])
-            size += int(end) - int(begin)
-            if SCALE_TENSORS.search(tensor):
-                continue
-            if str(info.get("dtype", "")).startswith(("I", "U")):
-                packed = True
-            elements = 1
-            for dim in info.get("shape", []):
-                elements *= int(dim)
-            layer = re.search(r"layers\.(\d+)\.", tensor)
-            if any(part in tensor for part in VISION_TENSORS):
-                vision += elements
-            elif tensor.startswith("mtp.") or (layer and int(layer.group(1)) >= layers):
-                mtp += elements
-            else:
-                text += elements
-    if not count:
-        return None, ""
-    return ShardCount(text, vision, mtp, size, packed, count), ""
-
-
-def _front_matter(path: Path) -> dict[str, Any]:
-    """The YAML front matter of a model card (README.md), if it has one."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
-    match = re.match(r"---\s*\n(.*?)\n---\s*\n", text, re.S)
-    if not match:
-        return {}
-    try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def import_path(config_path: Path, entry_id: str | None = None) -> Imported:
-    """Import one model from its config.json and whatever lies beside it."""
-    config = read_json(config_path, "a Hugging Face config.json")
-    folder = config_path.parent
-    index = read_json(folder / INDEX, "a safetensors index") if config_path.name == CONFIG and (
-        folder / INDEX).is_file() else None
-    extra_quant = None
-    for name in ("quantize_config.json", "hf_quant_config.json"):
-        if config_path.name == CONFIG and (folder / name).is_file():
-            extra_quant = read_json(folder / name, f"a {name}")
-    shards: ShardCount | None = None
-    shard_note = ""
-    if config_path.name == CONFIG:
-        files: list[str] = []
-        if index is not None and isinstance(index.data.get("weight_map"), dict):
-            files = [str(f) for f in index.data["weight_map"].values()]
-        elif (folder / "model.safetensors").is_file():
-            files = ["model.safetensors"]
-        if files:
-            layers = _layer_count(config.data)
-            shards, shard_note = _read_shards(folder, files, layers)
-    generation = read_json(folder / GENERATION, "a generation_config.json") if (
-        config_path.name == CONFIG and (folder / GENERATION).is_file()) else None
-    card = _front_matter(folder / CARD) if config_path.name == CONFIG else {}
-    default_id, hf_id = _names(config_path)
-    return convert(config, entry_id or slug(default_id), hf_id=hf_id, index=index, shards=shards,
-                   shard_note=shard_note, extra_quant=extra_quant, generation=generation,
-                   card=card)
-
-
-def _layer_count(data: Mapping[str, Any]) -> int:
-    for section in TEXT_SECTIONS:
-        if isinstance(data.get(section), dict):
-            data = data[section]
-            break
-    value = data.get("num_hidden_layers") or data.get("n_layer") or data.get("num_layers")
-    return value if isinstance(value, int) else 0
-
-
-def import_paths(paths: Sequence[Path], entry_id: str | None = None,
-                 models_option: bool = False) -> list[Imported]:
-    """Import every model the PATHs name; ids must be distinct."""
-    items: list[Imported] = []
-    seen: dict[str, Path] = {}
-    for path in paths:
-        for config in find_configs(path, models_option):
-            item = import_path(config, entry_id)
-            if item.id in seen:
-                raise CatalogError(Location(config, 1, entry=item.id),
-                                   f"id '{item.id}' is also the id of {seen[item.id]}",
-                                   "rename one of the folders, or import them one at a time "
-                                   "with --id")
-            seen[item.id] = config
-            items.append(item)
-    return items
-
-
-def folder_catalog(folder: Path) -> Catalog:
-    """``--models FOLDER``: a catalog of every model folder or config.json in it."""
-    items = import_paths([folder], models_option=True)
-    entries: dict[str, Entry] = {}
-    digest = hashlib.sha256()
-    for item in items:
-        assert item.model is not None
-        entries[item.id] = item.model
-        digest.update(f"{item.config}\0{item.fields.get('source')}\0".encode())
-    return Catalog(folder, digest.hexdigest(), entries)
-
-
-# --------------------------------------------------------------------------------------------
-# The conversion
-# --------------------------------------------------------------------------------------------
 
 
 class _Section:
@@ -713,7 +374,7 @@ class _Converter:
             data = extra.data.get("quantization", extra.data)
             self.notes.append(f"Quantization read from {extra.path.name}.")
         if data:
-            fmt, words = _quant_format(data)
+            fmt, words = quant_format(data)
             if quant is not None:
                 quant.used.update(quant.data)
             self.notes.append(f"Stored weights: {words}.")
@@ -736,7 +397,7 @@ class _Converter:
     def vision_params(self) -> int:
         if self.vision is None:
             return 0
-        count, words = _vision_params(self.vision.data, self.top.data,
+        count, words = vision_params(self.vision.data, self.top.data,
                                       int(self.values["hidden_size"]))  # type: ignore[call-overload]
         self.vision.used.update(self.vision.data)
         for key in ("spatial_merge_size", "multimodal_projector_bias", "projector_hidden_act",
@@ -746,141 +407,6 @@ class _Converter:
             self.top.get(key)
         self.notes.append(f"vision_params: {words}, derived from vision_config.")
         return count
-
-
-def _quant_format(data: Mapping[str, Any]) -> tuple[str | None, str]:
-    """The planner weight format a quantization_config stores, and words for the notes."""
-    method = str(data.get("quant_method") or data.get("quant_algo") or "").lower()
-    keep = data.get("modules_to_not_convert") or data.get("ignore") or data.get(
-        "llm_int8_skip_modules") or data.get("exclude_modules")
-    kept = f"; kept in 16 bits: {', '.join(map(str, keep))}" if keep else ""
-    if method == "fp8" or method == "fbgemm_fp8":
-        block = data.get("weight_block_size")
-        scales = (f"block-wise {'x'.join(map(str, block))} scales" if block
-                  else "per-tensor or per-channel scales")
-        return "fp8", f"FP8 ({data.get('fmt', 'e4m3')}, {scales}){kept}"
-    if method == "mxfp4":
-        return "mxfp4", f"MXFP4 (4-bit, shared 8-bit scale per 32){kept}"
-    if method in ("gptq", "awq", "auto-round", "autoround", "gptq_marlin", "awq_marlin"):
-        bits = data.get("bits") or data.get("w_bit")
-        group = data.get("group_size") or data.get("q_group_size")
-        words = f"{method.upper()} {bits}-bit, group {group}{kept}"
-        return {4: "int4", 8: "int8"}.get(bits if isinstance(bits, int) else 0), words
-    if method == "bitsandbytes":
-        if data.get("load_in_8bit"):
-            return "int8", f"bitsandbytes LLM.int8 (8-bit){kept}"
-        kind = data.get("bnb_4bit_quant_type", "nf4")
-        return None, f"bitsandbytes 4-bit {kind}{kept}"
-    if method == "compressed-tensors":
-        found: list[str] = []
-        for group in (data.get("config_groups") or {}).values():
-            weights = group.get("weights") or {} if isinstance(group, dict) else {}
-            bits, kind = weights.get("num_bits"), weights.get("type")
-            size = weights.get("group_size")
-            fmt: str | None = {(8, "float"): "fp8", (8, "int"): "int8",
-                               (4, "int"): "int4"}.get((int(bits or 0), str(kind)))
-            if (bits, kind) == (4, "float"):
-                fmt = "nvfp4" if size == 16 else "mxfp4" if size == 32 else None
-            if fmt:
-                found.append(fmt)
-        scheme = str(data.get("format", ""))
-        if not found and "nvfp4" in scheme:
-            found.append("nvfp4")
-        fmt = max(set(found), key=found.count) if found else None
-        kinds = ", ".join(sorted(set(found))) or "unrecognised"
-        return fmt, f"compressed-tensors {scheme or 'scheme'} ({kinds}){kept}"
-    if method == "modelopt" or "quant_algo" in data:
-        algo = str(data.get("quant_algo", "")).upper()
-        fmt = {"FP8": "fp8", "NVFP4": "nvfp4", "W4A16_AWQ": "int4", "W4A8_AWQ": "int4",
-               "W8A8_SQ_PER_CHANNEL": "int8"}.get(algo)
-        return fmt, f"ModelOpt {algo or 'quantization'}{kept}"
-    return None, f"quant_method '{method or 'unknown'}', not recognised{kept}"
-
-
-def _vision_params(vision: Mapping[str, Any], top: Mapping[str, Any], text_hidden: int) -> tuple[
-        int, str]:
-    """Vision tower + projector parameters from vision_config (norms and biases included)."""
-    kind = str(vision.get("model_type", ""))
-    h = int(vision.get("hidden_size") or 0)
-    inner = int(vision.get("intermediate_size") or 4 * h)
-    layers = int(vision.get("num_hidden_layers") or vision.get("depth") or 0)
-    patch = int(vision.get("patch_size") or 14)
-    image = int(vision.get("image_size") or 224)
-    channels = int(vision.get("num_channels") or 3)
-    patches = (image // patch) ** 2
-    if kind == "pixtral":  # no biases, gated MLP, RMSNorm, rotary positions
-        tower = layers * (4 * h * h + 3 * h * inner + 2 * h) + channels * patch * patch * h + h
-    else:  # ViT: q, k, v, o and MLP with biases, two LayerNorms per layer
-        tower = layers * (4 * h * h + 4 * h + 2 * h * inner + inner + h + 4 * h)
-        tower += channels * patch * patch * h + h + patches * h + 2 * h
-        if kind == "llama4_vision_model":
-            tower += h + h + 2 * h  # class embedding, its position, the pre-layer norm
-    top_type = str(top.get("model_type", ""))
-    if top_type == "gemma3":
-        projector = h * text_hidden + h
-    elif top_type == "llama4":
-        proj_in = int(vision.get("projector_input_dim") or 4096)
-        proj_out = int(vision.get("projector_output_dim") or 4096)
-        ratio = float(vision.get("pixel_shuffle_ratio") or 0.5)
-        projector = (int(h / ratio ** 2) * proj_in + proj_out * proj_out
-                     + int(vision.get("vision_output_dim") or proj_out) * text_hidden)
-    elif top_type == "mistral3":
-        merge = int(top.get("spatial_merge_size") or 2)
-        projector = h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden
-    elif "llm_config" in top:  # InternVL: LayerNorm + two linears over 2x2-merged features
-        merge = int(round(1 / float(top.get("downsample_ratio") or 0.5))) ** 2
-        projector = 2 * h * merge + h * merge * text_hidden + text_hidden * (text_hidden + 2)
-    else:
-        projector = h * text_hidden + text_hidden * text_hidden
-    return tower + projector, (f"{kind or 'vision'} tower {tower:,} + projector {projector:,}")
-
-
-def shape_params(values: Mapping[str, object]) -> tuple[int, int]:
-    """Total and active parameters of the text model from its shape: attention (softmax, MLA
-    or Gated DeltaNet) and SwiGLU FFN or MoE per layer, routers and embeddings; norms and
-    biases are left out (well under 0.1%)."""
-
-    def n(name: str) -> int:
-        value = values.get(name)
-        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
-
-    layers, hidden, heads = n("num_hidden_layers"), n("hidden_size"), n("num_attention_heads")
-    kv = n("num_key_value_heads") or heads
-    head_dim = n("head_dim") or hidden // heads
-    kinds = values.get("layer_types")
-    kind_of = list(kinds) if isinstance(kinds, list) else ["full_attention"] * layers
-    if n("kv_lora_rank"):
-        q = n("qk_nope_head_dim") + n("qk_rope_head_dim")
-        query = (hidden * n("q_lora_rank") + n("q_lora_rank") * heads * q if n("q_lora_rank")
-                 else hidden * heads * q)
-        softmax = (query + hidden * (n("kv_lora_rank") + n("qk_rope_head_dim"))
-                   + n("kv_lora_rank") * heads * (n("qk_nope_head_dim") + n("v_head_dim"))
-                   + heads * n("v_head_dim") * hidden)
-    else:
-        gate = 2 if values.get("_gated_query") else 1  # Qwen3-Next: query and output gate
-        softmax = hidden * heads * head_dim * (gate + 1) + 2 * hidden * kv * head_dim
-    keys = n("linear_num_key_heads") * n("linear_key_head_dim")
-    vals = n("linear_num_value_heads") * n("linear_value_head_dim")
-    linear = (hidden * (2 * keys + 2 * vals) + hidden * 2 * n("linear_num_value_heads")
-              + (2 * keys + vals) * n("linear_conv_kernel_dim") + vals * hidden
-              + 2 * n("linear_num_value_heads") + n("linear_value_head_dim"))
-    experts = n("num_local_experts") + n("num_experts") + n("n_routed_experts")
-    expert_ffn = n("moe_intermediate_size") or n("intermediate_size")
-    shared = n("shared_expert_intermediate_size") or n("n_shared_experts") * expert_ffn
-    first, every = n("first_k_dense_replace"), n("interleave_moe_layer_step") or 1
-    total = routed = 0
-    for i in range(layers):
-        total += linear if kind_of[i] == "linear_attention" else softmax
-        if experts and i >= first and (i - first + 1) % every == 0:
-            routed += experts * 3 * hidden * expert_ffn
-            total += 3 * hidden * shared + hidden * experts + (hidden if values.get(
-                "shared_expert_intermediate_size") else 0)
-        else:
-            total += 3 * hidden * (n("intermediate_size_mlp") or n("intermediate_size"))
-    total += routed + n("vocab_size") * hidden * (1 if values.get("tie_word_embeddings") else 2)
-    k = n("num_experts_per_tok")
-    active = total - routed + (routed * k // experts if experts else 0)
-    return total, active
 
 
 def convert(config: JsonFile, entry_id: str, *, hf_id: str | None = None,
@@ -989,70 +515,3 @@ def convert(config: JsonFile, entry_id: str, *, hf_id: str | None = None,
                or n.startswith("vision_config.")]
     unknown = [n for n in unused if n not in ignored]
     return Imported(entry_id, fields, c.lines, config.path, c.defaults, ignored, unknown, model)
-
-
-# --------------------------------------------------------------------------------------------
-# Writing entries
-# --------------------------------------------------------------------------------------------
-
-
-def _scalar(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def entry_yaml(item: Imported) -> str:
-    """One entry as the shipped catalog writes them (two-space id, four-space fields)."""
-    out = [f"  {item.id}:"]
-    for key, value in item.fields.items():
-        if isinstance(value, list):
-            text = f"    {key}: ["
-            for i, kind in enumerate(value):
-                word = f"{kind}," if i < len(value) - 1 else f"{kind}]"
-                if len(text) + len(word) + 1 > 100:
-                    out.append(text.rstrip())
-                    text = "      "
-                text += word + " "
-            out.append(text.rstrip())
-        else:
-            out.append(f"    {key}: {_scalar(value)}")
-    return "\n".join(out) + "\n"
-
-
-def entries_yaml(items: Sequence[Imported]) -> str:
-    return "models:\n\n" + "\n".join(entry_yaml(i) for i in items)
-
-
-def entries_json(items: Sequence[Imported], written_to: Path | None = None) -> dict[str, Any]:
-    return {"models": {i.id: i.fields for i in items},
-            "ignored": {i.id: i.ignored for i in items},
-            "not_recognised": {i.id: i.unknown for i in items},
-            "written_to": str(written_to) if written_to else None}
-
-
-def append_to_catalog(path: Path, items: Sequence[Imported]) -> None:
-    """Append entries to a models YAML (created when missing); an id the file already has is
-    refused with its location; the file is replaced only once the result loads."""
-    text = "models:\n"
-    if path.exists():
-        existing = load_models(path)
-        for item in items:
-            if item.id in existing.entries:
-                raise CatalogError(existing.entries[item.id].locate(),
-                                   f"id '{item.id}' already exists",
-                                   "import with --id NEW_ID, or remove the existing entry first")
-        text = path.read_text(encoding="utf-8")
-        if not text.endswith("\n"):
-            text += "\n"
-    text += "\n" + "\n".join(entry_yaml(i) for i in items)
-    temp = path.with_name(f".{path.name}.importing")
-    temp.write_text(text, encoding="utf-8")
-    try:
-        load_models(temp)
-    except Exception:
-        temp.unlink(missing_ok=True)
-        raise
-    temp.replace(path)

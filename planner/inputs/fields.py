@@ -1,0 +1,264 @@
+"""What each catalog field means: the schema of models, GPUs, servers and workloads (type, help,
+whether required), the Hugging Face fields a models YAML may carry and skip, and the check of
+one value against its field, with a located error that says what would be right."""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+
+from planner.errors import CatalogError, Location
+from planner.inputs.yamlsource import Node
+
+ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
+LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "linear_attention")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    kind: str  # "int" | "number" | "bool" | "text" | "layers"
+    required: bool = False
+    allow_zero: bool = False  # numbers are > 0 unless this is set
+    help: str = ""
+
+
+def _int(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
+    return FieldSpec("int", required, allow_zero, help)
+
+
+def _num(help: str, required: bool = False) -> FieldSpec:
+    return FieldSpec("number", required, False, help)
+
+
+def _text(help: str, required: bool = False) -> FieldSpec:
+    return FieldSpec("text", required, False, help)
+
+
+MODEL_FIELDS: dict[str, FieldSpec] = {
+    "name": _text("display name"),
+    "source": _text("where the facts came from (config.json copy, model card)", True),
+    "notes": _text("anything a reader should know"),
+    "hf_id": _text("the Hugging Face repository id, e.g. meta-llama/Llama-3.1-8B-Instruct"),
+    "params": _num("total parameters from the model card (derived from the shape when absent)"),
+    "active_params": _num("parameters active per token (MoE)"),
+    "num_hidden_layers": _int("transformer layers", True),
+    "hidden_size": _int("model width", True),
+    "num_attention_heads": _int("query heads", True),
+    "num_key_value_heads": _int("key/value heads (GQA); equals the query heads when absent"),
+    "head_dim": _int("per-head width when the config states it"),
+    "intermediate_size": _int("FFN width (per expert for Mixtral and gpt-oss)", True),
+    "intermediate_size_mlp": _int("dense-layer FFN width (Llama 4)"),
+    "vocab_size": _int("vocabulary / embedding rows", True),
+    "tie_word_embeddings": FieldSpec("bool", help="true when input and output embeddings share"),
+    "max_position_embeddings": _int("longest context the config allows"),
+    "num_local_experts": _int("routed experts (Mixtral, gpt-oss, Llama 4)"),
+    "num_experts": _int("routed experts (Qwen MoE)"),
+    "n_routed_experts": _int("routed experts (DeepSeek, Kimi, GLM)"),
+    "num_experts_per_tok": _int("experts each token routes to (top-k)"),
+    "n_shared_experts": _int("shared experts per MoE layer", allow_zero=True),
+    "moe_intermediate_size": _int("expert FFN width"),
+    "shared_expert_intermediate_size": _int("shared-expert FFN width (Qwen)"),
+    "first_k_dense_replace": _int("leading dense layers before the MoE layers", allow_zero=True),
+    "interleave_moe_layer_step": _int("every n-th layer is MoE (Llama 4)"),
+    "kv_lora_rank": _int("MLA latent width"),
+    "q_lora_rank": _int("MLA query low-rank width"),
+    "qk_rope_head_dim": _int("MLA rotary part of each key"),
+    "qk_nope_head_dim": _int("MLA non-rotary part of each query/key head"),
+    "v_head_dim": _int("MLA value head width"),
+    "sliding_window": _int("tokens a sliding-window layer keeps"),
+    "attention_chunk_size": _int("tokens a chunked-attention layer keeps (Llama 4)"),
+    "layer_types": FieldSpec("layers", help="one entry per layer: " + ", ".join(LAYER_TYPES)),
+    "linear_num_value_heads": _int("linear-attention value heads (Qwen3-Next)"),
+    "linear_num_key_heads": _int("linear-attention key heads"),
+    "linear_key_head_dim": _int("linear-attention key head width"),
+    "linear_value_head_dim": _int("linear-attention value head width"),
+    "linear_conv_kernel_dim": _int("short-convolution kernel width"),
+    "vision_params": _num("parameters of a vision tower the text config does not count "
+                          "(vision-language models)"),
+    "checkpoint_bytes": _num("exact weight bytes of the checkpoint as stored "
+                             "(model.safetensors.index.json metadata.total_size); overrides "
+                             "the estimate for the format it was stored in"),
+    "checkpoint_format": _text("the weight format checkpoint_bytes is stored in, e.g. bf16, "
+                               "fp8, mxfp4"),
+    "draft_layers": _int("extra attention layers a speculative-decoding draft head (EAGLE, MTP) "
+                         "adds to the KV cache", allow_zero=True),
+}
+
+# Hugging Face config.json fields that describe the layer pattern instead of listing layer_types.
+# A models YAML may carry them (a pasted config); they are turned into layer kinds when loading and
+# are not catalog columns themselves. `planner import` writes layer_types instead.
+LAYER_PATTERN_FIELDS: dict[str, FieldSpec] = {
+    "full_attention_interval": FieldSpec("pattern", help="every n-th layer is full attention, "
+                                         "the others linear attention (Qwen3-Next)"),
+    "sliding_window_pattern": FieldSpec("pattern", help="every n-th layer is full attention, the "
+                                        "others sliding-window (Gemma 3)"),
+    "use_sliding_window": FieldSpec("pattern", help="false: no layer slides, whatever "
+                                    "sliding_window says (Qwen2)"),
+    "max_window_layers": FieldSpec("pattern", help="with use_sliding_window: true, layers from "
+                                   "this index on slide (Qwen2)"),
+    "no_rope_layers": FieldSpec("pattern", help="one 0/1 per layer: 1 = RoPE layer (chunked "
+                                "attention with attention_chunk_size), 0 = NoPE full attention "
+                                "(Llama 4)"),
+    "no_rope_layer_interval": FieldSpec("pattern", help="every n-th layer is NoPE full attention "
+                                        "when no_rope_layers is empty (Llama 4)"),
+}
+
+# Fields real config.json files carry that do not change memory or speed: a models YAML may keep
+# them (they are skipped), and `planner import` lists them as read and not needed. Anything else
+# unknown is refused in a YAML (with "did you mean") and reported by `planner import`.
+HF_IGNORED_FIELDS = frozenset({
+    "_name_or_path", "architectures", "auto_map", "model_type", "transformers_version",
+    "torch_dtype", "dtype", "use_cache", "bos_token_id", "eos_token_id", "pad_token_id",
+    "sep_token_id", "decoder_start_token_id", "initializer_range", "rms_norm_eps",
+    "layer_norm_eps", "layer_norm_epsilon", "norm_eps", "hidden_act", "hidden_activation",
+    "attention_dropout", "hidden_dropout", "embd_pdrop", "resid_pdrop", "attn_pdrop",
+    "rope_theta", "rope_scaling", "rope_parameters", "rope_local_base_freq",
+    "partial_rotary_factor", "rope_interleave", "pretraining_tp", "attention_bias", "mlp_bias",
+    "qkv_bias", "use_qk_norm", "qk_layernorm", "output_router_logits", "router_aux_loss_coef",
+    "router_jitter_noise", "router_z_loss_coef", "aux_loss_alpha", "seq_aux", "norm_topk_prob",
+    "routed_scaling_factor", "scoring_func", "topk_method", "n_group", "topk_group",
+    "query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping",
+    "cache_implementation", "attn_temperature_tuning", "attn_scale", "floor_scale",
+    "for_llm_compressor", "swiglu_limit", "initial_context_length", "tokenizer_class",
+    "bos_token", "eos_token", "use_bfloat16", "return_dict", "output_attentions",
+    "output_hidden_states", "torchscript", "tie_encoder_decoder", "chunk_size_feed_forward",
+    "is_decoder", "add_cross_attention", "problem_type", "id2label", "label2id",
+    "num_nextn_predict_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
+    "ep_size", "moe_layers",
+})
+
+# Hugging Face fields that change which layers are MoE; a models YAML may carry them only at
+# the value that changes nothing (the catalog expresses other layouts with first_k_dense_replace
+# and interleave_moe_layer_step).
+HF_DEFAULT_ONLY_FIELDS: dict[str, object] = {
+    "decoder_sparse_step": 1, "moe_layer_freq": 1, "mlp_only_layers": [],
+}
+
+GPU_FIELDS: dict[str, FieldSpec] = {
+    "name": _text("display name"),
+    "vendor": _text("NVIDIA, AMD, Intel"),
+    "source": _text("where the specs came from", True),
+    "notes": _text("anything a reader should know"),
+    "memory_gb": _num("marketed memory, decimal GB (10^9 bytes)", True),
+    "memory_mib": _num("device-reported memory in MiB (nvidia-smi / rocm-smi)"),
+    "bandwidth_tb_s": _num("memory bandwidth, decimal TB/s", True),
+    "bf16_tflops": _num("dense BF16 tensor TFLOP/s (halve a with-sparsity figure)", True),
+    "fp8_tflops": _num("dense FP8 tensor TFLOP/s"),
+    "fp4_tflops": _num("dense FP4 tensor TFLOP/s"),
+    "gpus_per_node": _int("GPUs per node / scale-up domain", True),
+    "tdp_w": _num("board power, W"),
+    "price_per_hour_usd": _num("approximate on-demand price per GPU-hour, USD", True),
+    "price_usd": _num("approximate purchase price per GPU, USD"),
+    "price_date": _text("when the prices were true, YYYY-MM", True),
+    "price_source": _text("where the prices came from"),
+    "memory_engine_gib": _num("device total the serving engine sizes against: what CUDA/ROCm "
+                              "reports (torch.cuda.mem_get_info total), GiB (2^30 bytes)"),
+    "memory_engine_source": _text("where memory_engine_gib was read (an engine log, an issue)"),
+    "scale_up_gb_s": _num("per-GPU scale-up bandwidth (NVLink, Infinity Fabric, xGMI) in one "
+                          "direction, decimal GB/s; leave out for PCIe-only cards"),
+    "allreduce_latency_us": _num("small-message all-reduce latency inside the scale-up domain, "
+                                 "microseconds"),
+    "interconnect_source": _text("where scale_up_gb_s and allreduce_latency_us came from"),
+    "nvls_buffer_gib": _num("memory NCCL's NVLink SHARP (NVLS) buffers take per GPU when a "
+                            "tensor-parallel group of 8 or more GPUs uses them (NVSwitch "
+                            "systems of Hopper and later), GiB"),
+    "engine_small_defaults": _num("1 where vLLM keeps its smaller scheduler defaults (256 "
+                                  "sequences, 2,048 batched tokens) although the GPU has "
+                                  "≥ 70 GiB: the A100 (vLLM PR #17885)"),
+    "bandwidth_efficiency": _num("measured fraction of peak memory bandwidth that decode "
+                                 "reaches on this GPU family (overrides the global default)"),
+    "compute_efficiency": _num("measured fraction of dense peak FLOP/s that prefill reaches on "
+                               "this GPU family (overrides the global default)"),
+    "compute_efficiency_fp4": _num("measured fraction of the dense FP4 peak that FP4 GEMMs "
+                                   "reach on this GPU family (FP4 kernels fall further from "
+                                   "their peak than BF16 and FP8 ones)"),
+    "efficiency_source": _text("the measurements behind bandwidth_efficiency / "
+                               "compute_efficiency"),
+}
+
+SERVER_FIELDS: dict[str, FieldSpec] = {
+    "name": _text("display name"),
+    "gpu": _text("the GPU id (catalogs/gpus.yaml) the server carries", True),
+    "gpus_per_server": _int("GPUs in one server (or rack-scale unit)", True),
+    "scale_up_gpus": _int("GPUs one tensor-parallel group may span (the NVLink domain); "
+                          "default gpus_per_server"),
+    "price_usd": _num("purchase price of the whole server, USD", True),
+    "power_kw": _num("maximum power of the whole server, kW", True),
+    "rack_units": _num("height, rack units (U)", True),
+    "whole_rack": FieldSpec("bool", help="true when the unit is a rack of its own (GB200 "
+                                         "NVL72): it brings its own power and cooling"),
+    "price_date": _text("when the price was true, YYYY-MM", True),
+    "source": _text("where price, power and size come from", True),
+    "notes": _text("anything a reader should know"),
+}
+
+WORKLOAD_FIELDS: dict[str, FieldSpec] = {
+    "name": _text("display name"),
+    "model": _text("the model id (catalogs/models.yaml) the workload runs", True),
+    "rate_rps": _num("design-peak requests per second"),
+    "tokens_per_day": _num("input + output tokens per day (instead of rate_rps)"),
+    "peak_to_average": _num("peak rate ÷ average rate (default 1)"),
+    "prompt_tokens": _int("prompt (input) tokens per request", True),
+    "output_tokens": _int("output tokens per request", True),
+    "ttft_s": _num("time-to-first-token target, seconds", True),
+    "itl_s": _num("inter-token latency target, seconds", True),
+    "weights": FieldSpec("ids", help="allowed weight formats (default bf16, fp8)"),
+    "kv": FieldSpec("ids", help="allowed KV-cache formats (default bf16, fp8)"),
+    "gpus": FieldSpec("ids", help="allowed GPU ids (default: every GPU with a server)"),
+    "spare_replicas": _int("replicas kept spare for failures and maintenance",
+                           allow_zero=True),
+    "source": _text("where the traffic shape and targets come from", True),
+    "notes": _text("anything a reader should know"),
+}
+
+# Numeric fields the arithmetic reads; absent ones read as 0 like a blank spreadsheet cell.
+MODEL_NUMERIC = [k for k, s in MODEL_FIELDS.items() if s.kind in ("int", "number", "bool")]
+MODEL_LAYER_COUNTS = [f"{t.split('_')[0]}_attention_layers" for t in LAYER_TYPES]
+MODEL_TEXT_INPUTS = ["checkpoint_format"]  # text fields formulas read
+GPU_NUMERIC = [k for k, s in GPU_FIELDS.items() if s.kind in ("int", "number")]
+
+
+def suggest_field(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(choices)}"
+
+
+def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
+    value = node.value
+    if spec.kind == "text":
+        if hasattr(value, "isoformat") and not isinstance(value, str):
+            value = value.isoformat()  # YAML reads 2026-03-01 as a date
+        if not isinstance(value, str) or not value.strip():
+            raise CatalogError(loc, f"must be text, got {value!r}", "write it as a quoted string")
+        return value
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise CatalogError(loc, f"must be true or false, got {value!r}")
+        return value
+    if spec.kind in ("layers", "pattern"):
+        return value  # checked with the rest of the entry
+    if spec.kind == "ids":
+        items = value if isinstance(value, list) else None
+        if not items or not all(isinstance(i.value, str) for i in items):
+            raise CatalogError(loc, f"must be a non-empty list of ids, got {value!r}",
+                               f"e.g. [bf16, fp8]; {spec.help}")
+        return [i.value for i in items]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CatalogError(loc, f"must be a number, got {value!r}",
+                           f"expected {spec.help}, e.g. 4096 (no quotes or units)")
+    if isinstance(value, float) and math.isnan(value):
+        raise CatalogError(loc, "is NaN (not a number)", f"expected {spec.help}")
+    if isinstance(value, float) and math.isinf(value):
+        raise CatalogError(loc, "is infinite", f"expected a finite {spec.help}")
+    if value < 0:
+        raise CatalogError(loc, f"must not be negative, got {value}", f"expected {spec.help}")
+    if value == 0 and not spec.allow_zero:
+        raise CatalogError(loc, "must be greater than 0, got 0",
+                           f"expected {spec.help}; leave the field out if it does not apply")
+    if spec.kind == "int":
+        if isinstance(value, float) and not value.is_integer():
+            raise CatalogError(loc, f"must be a whole number, got {value}", f"expected {spec.help}")
+        return int(value)
+    return value
