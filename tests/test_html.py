@@ -20,7 +20,8 @@ from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
 from planner.inputs.grid import DEFAULT_GRID
 from planner.model.expr import Value
 from planner.model.quantities import ROW_BY_NAME
-from planner.outputs.html.report import TEMPLATE_DIR, environment, readable_formula
+from planner.outputs.html.report import TEMPLATE_DIR, environment
+from planner.outputs.method import readable_formula
 from planner.outputs.terminal import value_text
 from tests.engines import require_marked
 
@@ -378,7 +379,7 @@ def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
 
 def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
     """Each marker of the "does not fit" series is a batch above the sequences that fit."""
-    from planner.outputs.html.report import _fit_split
+    from planner.outputs.html.charts import _fit_split
     from planner.plan.plan import build_plan
 
     plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)

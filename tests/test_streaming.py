@@ -15,7 +15,11 @@ from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
 from planner.inputs.grid import DEFAULT_GRID, expand
 from planner.model.expr import Same, XlError, compare_fast, int_fast
 from planner.model.quantities import ROW_QUANTITIES
-from planner.outputs.html import report as h
+from planner.outputs.html import answers as ans
+from planner.outputs.html import capacity as cap
+from planner.outputs.html import formatting as fm
+from planner.outputs.html import selection as sel
+from planner.outputs.html.report import write_html
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.cache import inject, sheet_parts
 from planner.outputs.workbook.cells import SheetWriter
@@ -28,6 +32,7 @@ from planner.outputs.workbook.grid_sheet import (
 from planner.outputs.workbook.layout import CONFIG_COLUMNS, LOOKUPS
 from planner.plan.calc import BlockEnv
 from planner.plan.plan import Plan, build_plan, scenario_blocks
+from planner.plan.summary import grid_prompt, headline_batch, reference_context
 
 DATA = Path(__file__).parent / "data"
 SMALL = (DATA / "small-models.yaml", DATA / "small-gpus.yaml", DATA / "small-grid.yaml")
@@ -158,85 +163,85 @@ def test_fast_int_floors_at_15_digits(x: object) -> None:
 # -- the HTML's selections, over every row (as it made them before streaming) -----------------
 
 def rows_where(plan: Plan, rows: list, model: str, **fields: object) -> list:
-    prompt = h.grid_prompt(plan.grid, plan.view)
+    prompt = grid_prompt(plan.grid, plan.view)
     return [env for env in rows if env.scenario.model == model and env.scenario.prompt == prompt
             and all(getattr(env.scenario, k) == v for k, v in fields.items())]
 
 
 def reference_over_rows(plan: Plan, rows: list, model: str) -> tuple[object, str] | None:
-    ref, batch = h.reference_context(plan.grid, plan.view), h.headline_batch(plan.grid)
+    ref, batch = reference_context(plan.grid, plan.view), headline_batch(plan.grid)
     others = sorted((c for c in plan.grid.axes["context"] if c != ref), reverse=True)
     for context in [ref, *others]:
         for b in sorted(plan.grid.axes["batch"], reverse=True):
             found = rows_where(plan, rows, model, batch=b, context=context)
-            best = h.cheapest(h.in_policy(found) or found)
+            best = sel.cheapest(sel.in_policy(found) or found)
             if best is not None:
-                why = f"cheapest that fits {b} sequences of {h.tokens_label(context)} tokens"
+                why = f"cheapest that fits {b} sequences of {fm.tokens_label(context)} tokens"
                 if (b, context) != (batch, ref):
-                    why += f" (nothing fits {batch} of {h.tokens_label(ref)})"
+                    why += f" (nothing fits {batch} of {fm.tokens_label(ref)})"
                 return best.scenario, why
     return None
 
 
-def answer_over_rows(plan: Plan, rows: list, model: str, context: int) -> h.Answer:
-    batch = h.headline_batch(plan.grid)
+def answer_over_rows(plan: Plan, rows: list, model: str, context: int) -> ans.Answer:
+    batch = headline_batch(plan.grid)
     every = rows_where(plan, rows, model, batch=batch, context=context)
-    chosen = h.in_policy(every) or every
-    best = h.cheapest(chosen)
-    count = f"{len(h.fitting(chosen))} of {len(chosen)}"
+    chosen = sel.in_policy(every) or every
+    best = sel.cheapest(chosen)
+    count = f"{len(sel.fitting(chosen))} of {len(chosen)}"
     alternative = ""
     if chosen is not every:
-        alt = h.cheapest(h.out_of_policy(every))
-        if alt is not None and not (best is not None and h.number(alt, "cost_per_million_tokens")
-                                    >= h.number(best, "cost_per_million_tokens")):
+        alt = sel.cheapest(sel.out_of_policy(every))
+        if alt is not None and not (best is not None and sel.number(alt, "cost_per_million_tokens")
+                                    >= sel.number(best, "cost_per_million_tokens")):
             alternative = (f"Quantized alternative (accuracy traded for memory): "
-                           f"{h.formats_text(alt.scenario)} on "
-                           f"{h.replica_text(plan, alt.scenario)}, "
-                           f"{h.text(alt, 'cost_per_million_tokens')}")
+                           f"{fm.formats_text(alt.scenario)} on "
+                           f"{fm.replica_text(plan, alt.scenario)}, "
+                           f"{fm.text(alt, 'cost_per_million_tokens')}")
     if best is None:
-        note = f"Nothing in the grid fits {batch} sequences of {h.tokens_label(context)} tokens"
+        note = f"Nothing in the grid fits {batch} sequences of {fm.tokens_label(context)} tokens"
         if not chosen:
             note += "; TP cannot shard the model on any GPU in the grid."
         else:
-            most = max(chosen, key=lambda e: h.number(e, "max_sequences"))
-            if not h.number(most, "max_sequences") > 0:
+            most = max(chosen, key=lambda e: sel.number(e, "max_sequences"))
+            if not sel.number(most, "max_sequences") > 0:
                 note += "; the weights do not fit any configuration."
             else:
-                note += (f"; at most {h.bare(most, 'max_sequences')} on "
-                         f"{h.config_text(plan, most.scenario)}.")
-        return h.Answer(h.tokens_label(context), "", "", "", "", "", "", "", count, note,
-                        alternative)
-    return h.Answer(h.tokens_label(context), h.scenario_key(best.scenario),
-                    h.replica_text(plan, best.scenario), h.formats_text(best.scenario),
-                    h.text(best, "max_sequences"), h.text(best, "decode_tokens_per_second"),
-                    h.text(best, "tokens_per_second_per_sequence"),
-                    h.text(best, "cost_per_million_tokens"), count, "", alternative)
+                note += (f"; at most {fm.bare(most, 'max_sequences')} on "
+                         f"{fm.config_text(plan, most.scenario)}.")
+        return ans.Answer(fm.tokens_label(context), "", "", "", "", "", "", "", count, note,
+                          alternative)
+    return ans.Answer(fm.tokens_label(context), fm.scenario_key(best.scenario),
+                      fm.replica_text(plan, best.scenario), fm.formats_text(best.scenario),
+                      fm.text(best, "max_sequences"), fm.text(best, "decode_tokens_per_second"),
+                      fm.text(best, "tokens_per_second_per_sequence"),
+                      fm.text(best, "cost_per_million_tokens"), count, "", alternative)
 
 
-def fit_cell_over_rows(plan: Plan, rows: list, model: str, gpu: str, tp: int) -> h.FitCell:
-    found = rows_where(plan, rows, model, gpu=gpu, tp=tp, batch=h.headline_batch(plan.grid))
+def fit_cell_over_rows(plan: Plan, rows: list, model: str, gpu: str, tp: int) -> cap.FitCell:
+    found = rows_where(plan, rows, model, gpu=gpu, tp=tp, batch=headline_batch(plan.grid))
     if not found:
-        return h.FitCell("TP does not shard", "skipped")
+        return cap.FitCell("TP does not shard", "skipped")
     for context in sorted(plan.grid.axes["context"], reverse=True):
-        fits = [e for e in h.fitting(found) if e.scenario.context == context]
+        fits = [e for e in sel.fitting(found) if e.scenario.context == context]
         if fits:
             order = {w: i for i, w in enumerate(plan.grid.axes["weights"])}
             first = min(fits, key=lambda e: order[e.scenario.weights])
-            return h.FitCell(f"{h.tokens_label(context)} · {h.fmt_id(first.scenario.weights)}",
-                             "fits")
-    return h.FitCell("does not fit", "nofit")
+            return cap.FitCell(f"{fm.tokens_label(context)} · {fm.fmt_id(first.scenario.weights)}",
+                               "fits")
+    return cap.FitCell("does not fit", "nofit")
 
 
 def cost_bars_over_rows(plan: Plan, rows: list) -> tuple[list, int]:
-    context = h.reference_context(plan.grid, plan.view)
+    context = reference_context(plan.grid, plan.view)
     found = rows_where(plan, rows, plan.view.model, context=context,
-                       batch=h.headline_batch(plan.grid))
+                       batch=headline_batch(plan.grid))
     best: dict = {}
-    for env in h.fitting(found):
+    for env in sel.fitting(found):
         key = (env.scenario.gpu, env.scenario.tp)
-        best[key] = h.cheapest([best.get(key, env), env]) or env
-    ranked = sorted(best.values(), key=lambda e: h.number(e, "cost_per_million_tokens"))
-    return ([(e.scenario, h.number(e, "cost_per_million_tokens")) for e in ranked],
+        best[key] = sel.cheapest([best.get(key, env), env]) or env
+    ranked = sorted(best.values(), key=lambda e: sel.number(e, "cost_per_million_tokens"))
+    return ([(e.scenario, sel.number(e, "cost_per_million_tokens")) for e in ranked],
             len({(e.scenario.gpu, e.scenario.tp) for e in found}))
 
 
@@ -244,19 +249,19 @@ def test_html_selections_equal_those_over_every_row(mixed_grid: Path) -> None:
     for plan in [*plans(mixed_grid), build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)]:
         rows = list(plan.rows)  # every row kept, as before streaming
         for model in plan.grid.axes["models"]:
-            ref = h.reference_row(plan, model)
+            ref = sel.reference_row(plan, model)
             expected = reference_over_rows(plan, rows, model)
             assert (None if ref is None else (ref.env.scenario, ref.why)) == expected
             for context in plan.grid.axes["context"]:
-                assert h.answer_at(plan, model, context) == answer_over_rows(plan, rows, model,
-                                                                              context)
+                assert ans.answer_at(plan, model, context) == answer_over_rows(plan, rows, model,
+                                                                                context)
         used = {(r.scenario.gpu, r.scenario.tp) for r in rows}
-        assert h.gpu_columns(plan) == [(g, tp) for g in plan.grid.axes["gpus"]
-                                       for tp in sorted(plan.grid.axes["tp"]) if (g, tp) in used]
+        assert cap.gpu_columns(plan) == [(g, tp) for g in plan.grid.axes["gpus"]
+                                         for tp in sorted(plan.grid.axes["tp"]) if (g, tp) in used]
         for model in plan.grid.axes["models"]:
-            for gpu, tp in h.gpu_columns(plan):
-                assert h.fit_cell(plan, model, gpu, tp) == fit_cell_over_rows(plan, rows, model,
-                                                                               gpu, tp)
+            for gpu, tp in cap.gpu_columns(plan):
+                assert cap.fit_cell(plan, model, gpu, tp) == fit_cell_over_rows(plan, rows, model,
+                                                                                 gpu, tp)
         bars, replicas = cost_bars_over_rows(plan, rows)
         s = plan.summary
         assert [(p.scenario, p.number) for p in sorted(s.cost_cheapest.values(),
@@ -275,8 +280,8 @@ def test_the_html_reads_the_grid_once_and_keeps_no_row(tmp_path: Path) -> None:
         return blocks()
 
     plan.rows.blocks = counted  # type: ignore[method-assign]
-    h.write_html(plan, tmp_path / "a.html")
-    h.write_html(plan, tmp_path / "b.html")
+    write_html(plan, tmp_path / "a.html")
+    write_html(plan, tmp_path / "b.html")
     assert len(passes) == 1
     assert (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text()
     kept = [v for v in vars(plan.summary).values() if isinstance(v, dict)]
