@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from planner.errors import ArgumentError
-from planner.evidence.enginelog import LogError
+from planner.evidence.enginelog.report import LogError
 from planner.inputs.assumptions import parse_overrides
 from planner.inputs.catalog import DEFAULT_MODELS, load_models
 from planner.inputs.entries import Catalog

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from planner.errors import PlannerError
-from planner.evidence.enginelog import EngineReport, LogError, parse_log, parse_text
+from planner.evidence.enginelog.parse import parse_log, parse_text
+from planner.evidence.enginelog.report import EngineReport, LogError
 
 LOGS = Path(__file__).parent / "data" / "logs"
 

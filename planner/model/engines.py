@@ -2,7 +2,7 @@
 
 Every engine reserves the same kinds of memory (weights, a runtime share for activations and
 communication buffers) but applies its memory fraction to a different base. One formula covers
-them all (``kv_pool_raw_bytes_per_gpu`` in ``planner.model.quantities``):
+them all (``kv_pool_raw_bytes_per_gpu`` in ``planner.model.memory_quantities``):
 
     pool = f × (total − a·weights − b·runtime) − (1 − a)·weights − (1 − b)·runtime
 

@@ -14,7 +14,9 @@ Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
 from __future__ import annotations
 
 from planner.model.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
-from planner.model.quantities import QUANTITY_BY_NAME, Quantity, a, allreduce_seconds, e, m, q, v
+from planner.model.quantities import QUANTITY_BY_NAME
+from planner.model.quantity import Quantity, a, e, m, q, v
+from planner.model.speed_quantities import allreduce_seconds
 from planner.model.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
 
 _tp = v("tp")

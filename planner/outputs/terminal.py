@@ -8,7 +8,8 @@ from __future__ import annotations
 from planner.evidence.measured import speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
 from planner.model.expr import Value, XlError
-from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES, Quantity
+from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES
+from planner.model.quantity import Quantity
 from planner.model.units import GB, TB_PER_S, TFLOPS, GiB
 from planner.plan.calc import ModelEnv, RowEnv
 

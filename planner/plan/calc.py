@@ -25,7 +25,8 @@ from planner.model.expr import (
     evaluate_column,
 )
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
-from planner.model.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES, Quantity
+from planner.model.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES
+from planner.model.quantity import Quantity
 
 
 class ModelEnv:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.errors import ArgumentError
-from planner.evidence.enginelog import ENGINE_NAMES, EngineReport, parse_log
+from planner.evidence.enginelog.parse import parse_log
+from planner.evidence.enginelog.report import ENGINE_NAMES, EngineReport
 from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
 from planner.model.engines import ENGINES

@@ -1,7 +1,7 @@
 """Where things live in the workbook: sheet names, column layouts and defined names.
 
 Renderers turn an expression's leaves into these addresses, so the formula text of every
-quantity comes from its one definition in ``planner.model.quantities``.
+quantity comes from its one definition (assembled in ``planner.model.quantities``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,291 @@
+"""Row-scope speed and cost quantities: how fast one configuration serves, and at what price.
+
+The SPEC §3 roofline decode step (bytes and FLOPs per step against bandwidth and peak FLOP/s,
+with the efficiencies used), time to first token and cost per million tokens, then the serving
+model an engine achieves: per-step kernel and per-sequence overheads, attention, all-reduces
+(``allreduce_seconds``, which the fleet quantities also use), interleaved prefill, time per
+output token and serving throughput. ``planner.model.quantities`` puts them after the memory
+quantities in the row order.
+"""
+
+from __future__ import annotations
+
+from planner.model.expr import AND, IF, MAX, MIN, Expr, Ref
+from planner.model.quantity import Quantity, a, e, engine_default, g, layer_tokens, m, q, v
+from planner.model.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS
+
+_hidden = m("hidden_size")
+_layers = m("num_hidden_layers")
+_tp = v("tp")
+_t = v("context")
+_b = v("batch")
+_p = v("prompt")
+_o = v("output")
+_s = Ref("kv", "bytes_per_element")
+_compute = Ref("weights", "compute")
+_act = a("activation_bytes_per_element")
+
+
+def _experts_read(batch: Expr) -> Expr:
+    """Distinct experts a batch routes to per MoE layer, uniform independent routing."""
+    return IF(m("experts") > 0,
+              m("experts") * (1 - (1 - m("num_experts_per_tok") / m("experts")) ** batch), 0)
+
+
+def _weights_read(experts_read: Expr) -> Expr:
+    """Weights one step reads: all but the routed experts the batch does not reach."""
+    return q("weight_bytes") - IF(m("experts") > 0, q("expert_weight_bytes")
+                                  * (1 - experts_read / m("experts")), 0)
+
+
+def _prefill_pairs(p: Expr) -> Expr:
+    """Causal query-key pairs per head summed over layers, for a prompt of p tokens."""
+    w = MIN(p, m("sliding_window"))
+    c = MIN(p, m("attention_chunk_size"))
+    return (m("full_attention_layers") * p * p / 2
+            + m("sliding_attention_layers") * w * (p - w / 2)
+            + m("chunked_attention_layers") * p * c / 2)
+
+
+def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
+    """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
+    across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth.
+    Tokens that ride in a step that already pays the latency (prefill chunks interleaved with
+    decode) add only the traffic: ``latency=False``; ``tokens=None`` is the latency alone."""
+    parts: list[Expr] = [q("allreduce_latency_seconds")] if latency else []
+    if tokens is not None:
+        parts.append(2 * (_tp - 1) / _tp * tokens * _hidden * _act
+                     / q("scale_up_bytes_per_second"))
+    per_layer = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    return IF(_tp > 1, 2 * _layers * per_layer, 0)
+
+
+SPEED_QUANTITIES: list[Quantity] = [
+    # -- roofline decode (SPEC §3) --------------------------------------------------------------
+    Quantity("experts_read_per_layer", "Experts read per MoE layer", "experts",
+             _experts_read(_b),
+             "expected distinct experts the batch routes to, assuming uniform independent "
+             "routing: E × (1 − (1 − k/E)^batch), at most all experts"),
+    Quantity("weight_bytes_read_per_step", "Weights read per step", "B",
+             _weights_read(q("experts_read_per_layer")),
+             "dense: all weights; MoE: all but the routed experts the batch does not read",
+             display="bytes"),
+    Quantity("decode_bytes_per_step", "Bytes read per decode step", "B",
+             q("weight_bytes_read_per_step") + q("kv_bytes_in_use"),
+             "weights read + the KV cache the batch holds, all GPUs", spec=True,
+             display="bytes"),
+    Quantity("decode_bytes_per_gpu", "Bytes read per step per GPU", "B",
+             q("weight_bytes_read_per_step") / _tp + _b * q("kv_bytes_per_sequence_per_gpu"),
+             "weights read / TP + batch × KV per sequence per GPU (replicated KV read on every "
+             "rank)", display="bytes"),
+    Quantity("decode_flops_per_step", "FLOPs per decode step", "FLOP",
+             _b * (2 * m("params_active")
+                   + 4 * m("num_attention_heads") * m("attention_head_dim")
+                   * layer_tokens(_t, False)),
+             "batch × (2 × active parameters + 4 × query heads × head dim × attended "
+             "layer-tokens, windows capped)", spec=True),
+    Quantity("peak_flops_per_gpu", "Peak dense FLOP/s per GPU", "FLOP/s",
+             TFLOPS * IF(AND(_compute.eq("fp8"), g("fp8_tflops") > 0), g("fp8_tflops"),
+                         IF(AND(_compute.eq("fp4"), g("fp4_tflops") > 0), g("fp4_tflops"),
+                            g("bf16_tflops"))),
+             "dense tensor FLOP/s at the precision the multiplies run in: FP8/FP4 when the "
+             "weights are and the GPU has the units, else BF16", display="rate"),
+    Quantity("bandwidth_bytes_per_second", "Memory bandwidth per GPU", "B/s",
+             g("bandwidth_tb_s") * TB_PER_S, "bandwidth_tb_s × 10^12", display="rate"),
+    Quantity("bandwidth_efficiency_used", "Bandwidth efficiency used", "fraction",
+             IF(a("bandwidth_efficiency").eq("auto"),
+                IF(g("bandwidth_efficiency") > 0, g("bandwidth_efficiency"),
+                   a("bandwidth_efficiency_fallback")), a("bandwidth_efficiency")),
+             "bandwidth_efficiency; with 'auto' the GPU family's measured figure, else the "
+             "fallback", display="ratio"),
+    Quantity("compute_efficiency_used", "Compute efficiency used", "fraction",
+             IF(a("compute_efficiency").eq("auto"),
+                IF(AND(_compute.eq("fp4"), g("compute_efficiency_fp4") > 0),
+                   g("compute_efficiency_fp4"),
+                   IF(g("compute_efficiency") > 0, g("compute_efficiency"),
+                      a("compute_efficiency_fallback"))), a("compute_efficiency")),
+             "compute_efficiency; with 'auto' the GPU family's measured figure (its FP4 figure "
+             "when the multiplies run in FP4), else the fallback", display="ratio"),
+    Quantity("decode_memory_seconds", "Decode step, memory bound", "s",
+             q("decode_bytes_per_gpu") / (q("bandwidth_bytes_per_second")
+                                         * q("bandwidth_efficiency_used")),
+             "bytes per GPU / (bandwidth × bandwidth efficiency)", display="seconds"),
+    Quantity("decode_compute_seconds", "Decode step, compute bound", "s",
+             q("decode_flops_per_step") / _tp / (q("peak_flops_per_gpu")
+                                                 * q("compute_efficiency_used")),
+             "FLOPs per GPU / (peak × compute efficiency)", display="seconds"),
+    Quantity("decode_step_seconds", "Decode step", "s",
+             MAX(q("decode_memory_seconds"), q("decode_compute_seconds")),
+             "the larger of the memory and compute bounds", spec=True, display="seconds"),
+    Quantity("decode_bound", "Decode bound by", "",
+             IF(q("decode_compute_seconds") > q("decode_memory_seconds"), "compute", "memory"),
+             "which bound sets the decode step", kind="text"),
+    Quantity("decode_tokens_per_second", "Decode throughput", "tokens/s",
+             _b / q("decode_step_seconds"), "batch / decode step (whole replica)", spec=True),
+    Quantity("tokens_per_second_per_sequence", "Per-user speed", "tokens/s",
+             1 / q("decode_step_seconds"), "1 / decode step", spec=True),
+    Quantity("decode_intensity", "Decode arithmetic intensity", "FLOP/B",
+             q("decode_flops_per_step") / q("decode_bytes_per_step"),
+             "FLOPs per step / bytes per step", spec=True),
+    Quantity("attention_intensity", "Attention arithmetic intensity", "FLOP/B",
+             IF(m("is_mla"), m("num_attention_heads"),
+                m("num_attention_heads") / m("kv_heads_effective")),
+             "query heads per KV head (GQA group size); MLA shares one latent across all heads",
+             spec=True),
+    Quantity("ridge_intensity", "GPU ridge point", "FLOP/B",
+             q("peak_flops_per_gpu") / q("bandwidth_bytes_per_second"),
+             "peak FLOP/s / bandwidth: above it a step is compute-bound", spec=True),
+    Quantity("prefill_flops", "Prefill FLOPs", "FLOP",
+             2 * m("params_active") * _p
+             + 2 * m("num_attention_heads") * m("attention_head_dim") * _prefill_pairs(_p),
+             "2 × active parameters × prompt + attention 2 × layers × heads × head dim × prompt², "
+             "halved for the causal mask (windows capped)", spec=True),
+    Quantity("weights_read_seconds", "One read of all the weights", "s",
+             q("weight_bytes") / (_tp * q("bandwidth_bytes_per_second")
+                                  * q("bandwidth_efficiency_used")),
+             "weights / TP / (bandwidth × efficiency): what a prefill pass reads at least once",
+             display="seconds"),
+    Quantity("ttft_seconds", "Time to first token (roofline)", "s",
+             MAX(q("prefill_flops") / (_tp * q("peak_flops_per_gpu")
+                                       * q("compute_efficiency_used")),
+                 q("weights_read_seconds")),
+             "prefill FLOPs / replica FLOP/s, never below one read of the weights",
+             spec=True, display="seconds"),
+    Quantity("cost_per_million_tokens", "Cost per million output tokens (rented, fully busy)",
+             "USD",
+             IF(q("fits"), g("price_per_hour_usd") * _tp / SECONDS_PER_HOUR
+                / q("decode_tokens_per_second") * MILLION, "does not fit"),
+             "GPU-hour price × TP / 3600 / decode tokens/s × 10^6: rented GPUs busy all the "
+             "time, output tokens only (prompt tokens cost nothing here; `planner size` gives "
+             "owned costs per input and output token); 'does not fit' when it cannot run",
+             spec=True, display="usd"),
+    # -- serving: what an engine achieves, per-step and communication costs included ----------
+    Quantity("scale_up_bytes_per_second", "Scale-up bandwidth per GPU", "B/s",
+             IF(g("scale_up_gb_s") > 0, g("scale_up_gb_s"), a("pcie_gb_s")) * GB,
+             "scale_up_gb_s (NVLink, Infinity Fabric) × 10^9, else pcie_gb_s", display="rate"),
+    Quantity("allreduce_latency_seconds", "All-reduce latency", "s",
+             IF(g("allreduce_latency_us") > 0, g("allreduce_latency_us"),
+                a("allreduce_latency_us_fallback")) / MILLION,
+             "allreduce_latency_us of the GPU, else the fallback, in seconds",
+             display="seconds"),
+    Quantity("kernels_per_step", "Kernels per engine step", "kernels",
+             m("attention_layers") * IF(m("is_mla"), a("kernels_mla_attention"),
+                                        a("kernels_attention"))
+             + m("linear_attention_layers") * a("kernels_linear_attention")
+             + (_layers - m("moe_layers")) * a("kernels_dense_ffn")
+             + m("moe_layers") * (a("kernels_moe_ffn")
+                                  + IF(m("shared_expert_ffn") > 0, a("kernels_shared_expert"), 0)),
+             "attention layers × kernels of their block (MLA or GQA) + linear-attention layers × "
+             "theirs + dense FFN layers × kernels_dense_ffn + MoE layers × (kernels_moe_ffn + "
+             "kernels_shared_expert where the model has a shared expert)", kind="int"),
+    Quantity("step_overhead_seconds", "Fixed time per engine step", "s",
+             q("kernels_per_step") * a("kernel_floor_us") / MILLION,
+             "kernels per step × kernel_floor_us", display="seconds"),
+    Quantity("step_seconds_per_running_sequence", "Engine time per running sequence", "s",
+             engine_default("step_overhead_us_per_sequence", "us_per_sequence") / MILLION,
+             "step_overhead_us_per_sequence, or with 'auto' the engine's figure, in seconds",
+             display="seconds"),
+    Quantity("serving_batch", "Sequences decoding together", "sequences",
+             MAX(1, MIN(_b, q("max_sequences"), q("max_num_seqs_effective"))),
+             "the concurrency, capped by the sequences that fit and the engine's max_num_seqs",
+             kind="int"),
+    Quantity("decode_context", "Mean context while decoding", "tokens",
+             IF(_o > 0, _p + _o / 2, _t),
+             "prompt + output / 2 when the output length is given, else the context"),
+    Quantity("kv_read_bytes_per_sequence_per_gpu", "KV read per sequence per step per GPU", "B",
+             _s * m("kv_elements_per_token_per_layer") * layer_tokens(q("decode_context"), False)
+             * q("kv_share_per_gpu") + q("state_bytes_per_sequence") / _tp,
+             "KV one sequence reads per step at the mean decode context (windows capped at the "
+             "window), per GPU, plus its state", display="bytes"),
+    Quantity("serving_flops_per_sequence", "GEMM FLOPs per sequence per step", "FLOP",
+             2 * m("params_active"),
+             "2 × active parameters: the matrix multiplies one decoded token costs"),
+    Quantity("serving_attention_flops_per_sequence", "Attention FLOPs per sequence per step",
+             "FLOP",
+             4 * m("num_attention_heads") * m("attention_head_dim")
+             * layer_tokens(q("decode_context"), False),
+             "4 × heads × head dim × attended layer-tokens at the mean decode context"),
+    Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
+             _weights_read(q("serving_experts_read")),
+             "as weights read per step, at the serving batch", display="bytes"),
+    Quantity("serving_experts_read", "Experts read per MoE layer (serving)", "experts",
+             _experts_read(q("serving_batch")),
+             "E × (1 − (1 − k/E)^serving batch)"),
+    Quantity("serving_memory_seconds", "Serving step: reading the weights", "s",
+             q("serving_weight_bytes_read") / _tp
+             / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
+             "weights read / TP / (bandwidth × efficiency): the GEMMs' memory bound",
+             display="seconds"),
+    Quantity("serving_compute_seconds", "Serving step: GEMM compute", "s",
+             q("serving_batch") * q("serving_flops_per_sequence") / _tp
+             / (q("peak_flops_per_gpu") * q("compute_efficiency_used")),
+             "serving batch × GEMM FLOPs per sequence / TP / (peak × efficiency): the GEMMs' "
+             "compute bound", display="seconds"),
+    Quantity("serving_attention_seconds_per_sequence", "Attention time per sequence per step",
+             "s",
+             MAX(q("kv_read_bytes_per_sequence_per_gpu")
+                 / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
+                 q("serving_attention_flops_per_sequence") / _tp
+                 / (q("peak_flops_per_gpu") * q("compute_efficiency_used"))),
+             "the larger of its KV read / (bandwidth × efficiency) and its attention FLOPs / TP / "
+             "(peak × efficiency): attention kernels run after the GEMMs, not alongside",
+             display="seconds"),
+    Quantity("serving_attention_seconds", "Serving step: attention", "s",
+             q("serving_batch") * q("serving_attention_seconds_per_sequence"),
+             "serving batch × attention time per sequence", display="seconds"),
+    Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
+             allreduce_seconds(q("serving_batch")),
+             "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
+             "scale-up bandwidth)", display="seconds"),
+    Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
+             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
+             + allreduce_seconds(_p),
+             "prefill FLOPs / replica FLOP/s + its all-reduces (prompt × hidden activations)",
+             display="seconds"),
+    Quantity("prefill_interleaved_seconds", "Prefill of one request inside decode steps", "s",
+             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
+             + allreduce_seconds(_p, latency=False),
+             "prefill FLOPs / replica FLOP/s + the all-reduce traffic of its activations; the "
+             "latency is paid once by the step its chunk rides in", display="seconds"),
+    Quantity("prefills_per_step", "Prompts started per decode step", "requests",
+             IF(_o > 0, q("serving_batch") / _o, 0),
+             "serving batch / output tokens: in a steady state each running sequence ends, "
+             "and a new one starts, once every output-length steps"),
+    Quantity("step_fixed_seconds", "Step time independent of batch", "s",
+             q("step_overhead_seconds") + allreduce_seconds(None),
+             "fixed step time + all-reduce latencies", display="seconds"),
+    Quantity("prefill_pass_fixed_seconds", "Fixed cost of a prefill pass of its own", "s",
+             q("step_fixed_seconds") + q("weights_read_seconds"),
+             "an engine that runs prefill apart from decoding pays, for each prefill pass, the "
+             "fixed step time, the all-reduce latencies and a full read of the weights",
+             display="seconds"),
+    Quantity("prefill_per_step_seconds", "Prefill time per decode step", "s",
+             IF(e("mixes_prefill"),
+                q("prefills_per_step") * q("prefill_interleaved_seconds"),
+                MIN(q("prefills_per_step"), 1) * q("prefill_pass_fixed_seconds")
+                + q("prefills_per_step") * q("prefill_interleaved_seconds")),
+             "engines that mix prompt chunks into decode steps (vLLM, TensorRT-LLM): prompts "
+             "per step × prefill inside a decode step; engines that run prefill as a pass of "
+             "its own (SGLang by default): at most one pass per decode step, each with its "
+             "fixed cost, plus the prompts' FLOPs and all-reduce traffic", display="seconds"),
+    Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
+             MAX(q("prefill_compute_seconds"), q("weights_read_seconds"))
+             + q("step_overhead_seconds"),
+             "prefill compute with its all-reduces, never below one read of the weights, + the "
+             "fixed step time", display="seconds"),
+    Quantity("tpot_seconds", "Time per output token", "s",
+             q("step_overhead_seconds")
+             + q("serving_batch") * q("step_seconds_per_running_sequence")
+             + MAX(q("serving_memory_seconds"), q("serving_compute_seconds"))
+             + q("serving_attention_seconds")
+             + q("decode_allreduce_seconds")
+             + IF(_o > 0, q("prefill_per_step_seconds"), 0),
+             "fixed step time + engine time per running sequence × serving batch + the GEMMs "
+             "(the larger of reading the weights and their compute) + attention + all-reduces "
+             "+ the prefill the engine interleaves (serving batch / output tokens × prefill of "
+             "one request inside decode steps)", spec=True, display="seconds"),
+    Quantity("serving_output_tokens_per_second", "Serving output throughput", "tokens/s",
+             q("serving_batch") / q("tpot_seconds"),
+             "serving batch / time per output token: one replica's steady-state output",
+             spec=True),
+]
