@@ -82,3 +82,9 @@ def test_the_cycle_check_finds_a_cycle() -> None:
 
     assert import_cycles(Graph()) == [["a", "b", "c"]]
 
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "planner").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, f"split these along their seams (docs/architecture.md): {long}"

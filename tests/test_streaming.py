@@ -13,7 +13,8 @@ from openpyxl import Workbook, load_workbook
 
 from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
 from planner.inputs.grid import DEFAULT_GRID, expand
-from planner.model.expr import Same, XlError, compare_fast, int_fast
+from planner.model.columns import Same, compare_fast, int_fast
+from planner.model.expr import XlError
 from planner.model.quantities import ROW_QUANTITIES
 from planner.outputs.html import answers as ans
 from planner.outputs.html import capacity as cap
@@ -136,11 +137,11 @@ def test_a_block_reuses_what_does_not_change_and_nothing_else() -> None:
                                  (float("inf"), 1.0), (float("nan"), 1.0), (0, -0.0),
                                  (123456789012345.6, 123456789012345.7), (10**400, 1)])
 def test_fast_comparisons_round_as_spreadsheets_do(a: object, b: object) -> None:
-    from planner.model.expr import _compare
+    from planner.model.expr import compare
 
     for op in ("=", "<>", "<", "<=", ">", ">="):
         for x, y in ((a, b), (b, a)):
-            assert same_value(outcome(compare_fast, op, x, y), outcome(_compare, op, x, y))
+            assert same_value(outcome(compare_fast, op, x, y), outcome(compare, op, x, y))
 
 
 def outcome(fn, *args):  # type: ignore[no-untyped-def]
@@ -155,9 +156,9 @@ def outcome(fn, *args):  # type: ignore[no-untyped-def]
                                -1e-14, 0.5, 4.999999999999999, 123456789012345.9, 1e15 + 0.5,
                                -1e16, 7, -7, 10**15, float("inf"), float("nan"), True, "a"])
 def test_fast_int_floors_at_15_digits(x: object) -> None:
-    from planner.model.expr import _excel_int
+    from planner.model.expr import excel_int
 
-    assert same_value(outcome(int_fast, x), outcome(_excel_int, x))
+    assert same_value(outcome(int_fast, x), outcome(excel_int, x))
 
 
 # -- the HTML's selections, over every row (as it made them before streaming) -----------------

@@ -11,19 +11,9 @@ from planner.inputs.assumptions import resolve
 from planner.inputs.entries import Catalog, Entry
 from planner.inputs.fields import MODEL_TEXT_INPUTS
 from planner.inputs.scenario import Scenario, check_scenario
+from planner.model.columns import Column, Memo, Same, classify, evaluate_column
 from planner.model.engines import ENGINES
-from planner.model.expr import (
-    BinOp,
-    Column,
-    Expr,
-    Func,
-    Memo,
-    Neg,
-    Same,
-    Value,
-    classify,
-    evaluate_column,
-)
+from planner.model.expr import BinOp, Expr, Func, Neg, Value
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.model.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES
 from planner.model.quantity import Quantity

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from planner.inputs.grid import Grid, View
 from planner.inputs.scenario import Scenario
-from planner.model.expr import Column, Same, Value
+from planner.model.columns import Column, Same
+from planner.model.expr import Value
 from planner.plan.calc import BlockEnv
 
 

@@ -18,7 +18,7 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from planner.model.expr import Numbers, Same
+from planner.model.columns import Numbers, Same
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.model.quantities import ROW_QUANTITIES
 from planner.outputs.workbook import styles
