@@ -26,6 +26,7 @@ from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.outputs.terminal import calc_report
 from planner.plan.calc import evaluate, to_json
 
+CANNOT_BE_MET = 3  # planner size: some workload has no candidate meeting its targets
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 models_option = click.option(
@@ -212,6 +213,11 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     """Size a fleet and a budget for each workload: GPUs, servers, racks, power, capex, opex,
     TCO and $ per million tokens, choosing the lowest-TCO configuration meeting every target.
 
+    Targets hold at each workload's latency_percentile (default p95), with the speed model's
+    measured error as a margin (--set speed_basis=model to drop it). A workload no candidate
+    can meet is named with the binding number, nothing is bought for it, it is left out of the
+    totals, and the exit status is 3 (0 when every workload is met).
+
     \b
     Examples:
       planner size                                   # every shipped workload
@@ -239,8 +245,10 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     results = size_all(workloads, models, gpus, servers, assumptions, names)
     if as_json:
         click.echo(json.dumps(size_json(results), indent=2))
-        return
-    click.echo(size_report(results))
+    else:
+        click.echo(size_report(results))
+    if not all(r.met for r in results):
+        raise SystemExit(CANNOT_BE_MET)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

@@ -103,6 +103,16 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.05, maximum=1.0,
         ),
         Assumption(
+            "speed_basis", "Serving speed used for latency targets", "measured|model",
+            "measured",
+            "measured divides the model's serving speed by the median planner ÷ published "
+            "ratio measured for the GPU, engine and model class (dense or MoE), so a fleet is "
+            "not sized at 99 % of a target on a model known to be optimistic there; 1 where "
+            "nothing was measured. model uses the model's speed as it is",
+            "docs/accuracy.md; catalogs/measured-accuracy.yaml",
+            choices=("measured", "model"), group="speed",
+        ),
+        Assumption(
             "memory_basis", "GPU memory figure used for sizing", "engine|reported|marketed",
             "engine",
             "Engines size against the total CUDA/ROCm reports (79.19 GiB on an H100), below "

@@ -205,6 +205,12 @@ def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
                                "give exactly one of rate_rps and tokens_per_day",
                                "rate_rps: design-peak requests/s, or tokens_per_day with "
                                "peak_to_average")
+        percentile = w.number("latency_percentile")
+        if "latency_percentile" in values and not 50 <= percentile < 100:
+            raise CatalogError(w.locate("latency_percentile"),
+                               f"must be from 50 (the median) to below 100, got {percentile}",
+                               "e.g. latency_percentile: 95 (the targets hold for 95 % of "
+                               "tokens and requests)")
         peak = w.number("peak_to_average")
         if peak and peak < 1:
             raise CatalogError(w.locate("peak_to_average"),

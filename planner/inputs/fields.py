@@ -204,6 +204,8 @@ WORKLOAD_FIELDS: dict[str, FieldSpec] = {
     "output_tokens": _int("output tokens per request", True),
     "ttft_s": _num("time-to-first-token target, seconds", True),
     "itl_s": _num("inter-token latency target, seconds", True),
+    "latency_percentile": _num("the percentile of tokens and requests the ttft_s and itl_s "
+                               "targets hold for (default 95; 50 is the median)"),
     "weights": FieldSpec("ids", help="allowed weight formats (default bf16, fp8)"),
     "kv": FieldSpec("ids", help="allowed KV-cache formats (default bf16, fp8)"),
     "gpus": FieldSpec("ids", help="allowed GPU ids (default: every GPU with a server)"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, fields
 
-from planner.errors import ArgumentError
+from planner.errors import ArgumentError, LocatedError
 from planner.inputs.entries import Catalog, Entry, Gpu, Model
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 
@@ -60,6 +60,14 @@ def check_scenario(s: Scenario, models: Catalog, gpus: Catalog) -> tuple[Model, 
     problem = tp_problem(model, s.tp)
     if problem:
         raise ArgumentError(f"--tp {s.tp}: {problem}")
+    limit = int(model.number("max_position_embeddings"))
+    if s.output > 0 and limit and s.prompt + s.output > limit:
+        raise LocatedError(model.locate("max_position_embeddings"),
+                           f"--prompt {s.prompt:,} + --output {s.output:,} = "
+                           f"{s.prompt + s.output:,} tokens is beyond {s.model}'s context limit "
+                           f"of {limit:,} tokens (max_position_embeddings)",
+                           "shorten the prompt or the output; a request longer than the "
+                           "model's context cannot be served")
     return model, gpu
 
 

@@ -130,16 +130,21 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
     lines: list[str] = []
     totals = dict.fromkeys(("gpus", "servers", "racks", "it_power_w", "capex_usd",
                             "opex_usd_per_year", "tco_usd"), 0.0)
+    sized = 0
     for r in results:
         env = r.choice
         c, wl = env.candidate, r.workload
         val = env.value
-        verdict = "meets every target" if val("meets_targets") else (
-            f"MISSES its {val('failing_target')} target (no candidate meets every target)")
-        lines += [
+        percentile = f"p{float(val('latency_percentile_used')) * 100:g}"
+        lines.append(
             f"{wl.name} [{wl.id}]: {wl.text('model')}, {val('rate_requests_per_second'):,.2f} "
             f"requests/s peak, {int(wl.number('prompt_tokens')):,} prompt + "
-            f"{int(wl.number('output_tokens')):,} output tokens",
+            f"{int(wl.number('output_tokens')):,} output tokens")
+        if not r.met:
+            lines += [f"  CANNOT BE MET: {r.cannot_meet}; nothing is bought for it.", ""]
+            continue
+        sized += 1
+        lines += [
             f"  Buy: {val('servers')} × {env.server.name} = {val('gpus')} × {c.gpu} GPUs in "
             f"{val('racks')} rack(s), {val('it_power_w') / 1000:,.1f} kW IT "
             f"({val('facility_power_w') / 1000:,.1f} kW facility)",
@@ -152,10 +157,12 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             f"{money(val('usd_per_million_input_tokens'))} input; rented: "
             f"{money(val('cloud_usd_per_year'))}/year on demand, "
             f"{money(val('cloud_reserved_usd_per_year'))}/year reserved",
-            f"  Targets: ITL {seconds_text(val('itl_seconds'))} (target "
-            f"{seconds_text(wl.number('itl_s'))}), TTFT {seconds_text(val('ttft_queued_seconds'))}"
-            f" (target {seconds_text(wl.number('ttft_s'))}), capacity "
-            f"{val('capacity_requests_per_second'):,.2f} requests/s: {verdict}",
+            f"  Targets at {percentile}: ITL {seconds_text(val('itl_percentile_seconds'))} (mean "
+            f"{seconds_text(val('itl_seconds'))}; target {seconds_text(wl.number('itl_s'))}), "
+            f"TTFT {seconds_text(val('ttft_percentile_seconds'))} (mean "
+            f"{seconds_text(val('ttft_mean_seconds'))}; target "
+            f"{seconds_text(wl.number('ttft_s'))}), capacity "
+            f"{val('capacity_requests_per_second'):,.2f} requests/s: meets every target",
             "  " + speed_sentence(c.gpu, env.gpu.name,
                                   str(env.assumptions["engine"])),
         ]
@@ -173,6 +180,9 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
         lines.append("")
         for k in totals:
             totals[k] += float(val(k))
+    if sized < len(results):
+        lines.append(f"{sized} of {len(results)} workloads sized; the total leaves out those "
+                     "that cannot be met.")
     lines.append(f"Total: {totals['gpus']:,.0f} GPUs, {totals['servers']:,.0f} servers, "
                  f"{totals['racks']:,.0f} racks, {totals['it_power_w'] / 1000:,.1f} kW IT; capex "
                  f"{money(totals['capex_usd'])}, opex {money(totals['opex_usd_per_year'])}/year, "

@@ -36,7 +36,8 @@ class FleetEnv(RowEnv):
     workload's tokens and the chosen batch, and the fleet quantities over them."""
 
     def __init__(self, workload: Entry, server: Entry, candidate: Candidate, model: ModelEnv,
-                 gpu: Entry, assumptions: Mapping[str, float | str]) -> None:
+                 gpu: Entry, assumptions: Mapping[str, float | str],
+                 speed_ratio: float = 1.0) -> None:
         p, o = int(workload.number("prompt_tokens")), int(workload.number("output_tokens"))
         scenario = Scenario(workload.text("model"), candidate.gpu, candidate.weights,
                             candidate.kv, candidate.tp, p + o, 1, p, o)
@@ -44,6 +45,7 @@ class FleetEnv(RowEnv):
         self.workload = workload
         self.server = server
         self.candidate = candidate
+        self.speed_ratio = speed_ratio
 
     def lookup(self, kind: str, name: str) -> Value:
         if kind == "var" and name in FLEET_VARS:
@@ -52,6 +54,8 @@ class FleetEnv(RowEnv):
             return self.workload.number(name)
         if kind == "server":
             return self.server.number(name)
+        if kind == "measured":
+            return self.speed_ratio
         return super().lookup(kind, name)
 
     def value(self, name: str) -> Value:
@@ -103,6 +107,17 @@ class Sized:
     rows: list[FleetEnv]  # every candidate, in the order the workbook lists them
     choice: FleetEnv | None
 
+    @property
+    def met(self) -> bool:
+        """Whether the chosen candidate meets every target (else nothing is bought)."""
+        return self.choice is not None and self.choice.value("meets_targets") is True
+
+    @property
+    def cannot_meet(self) -> str | None:
+        """Why no candidate meets the workload's targets, with the binding number; None when
+        one does."""
+        return None if self.met else cannot_meet_reason(self)
+
     def alternatives(self) -> list[FleetEnv]:
         """The best candidate on each other server type, by the same rule as the choice."""
         best: dict[str, FleetEnv] = {}
@@ -112,6 +127,47 @@ class Sized:
                 best[key] = env
         chosen = self.choice.candidate.server if self.choice else None
         return sorted((e for s, e in best.items() if s != chosen), key=_key)
+
+
+def _gib(x: Value) -> str:
+    return f"{float(x) / 2**30:,.1f} GiB" if isinstance(x, int | float) else str(x)
+
+
+def _ms(x: Value) -> str:
+    if not isinstance(x, int | float):
+        return str(x)
+    return f"{float(x) * 1000:,.1f} ms" if x < 1 else f"{float(x):,.2f} s"
+
+
+def cannot_meet_reason(sized: Sized) -> str:
+    """The target no candidate meets and the binding number, read from the candidates closest
+    to it: the context limit, the weights against the largest memory, ITL at batch 1, or TTFT
+    with no queue."""
+    wl = sized.workload
+    first = sized.rows[0]
+    tokens = int(wl.number("prompt_tokens") + wl.number("output_tokens"))
+    limit = first.model.model.number("max_position_embeddings")
+    if not any(env.value("context_supported") is True for env in sized.rows):
+        return (f"prompt + output {tokens:,} tokens > the model's context limit "
+                f"{int(float(limit)):,} tokens")
+    fitting = [env for env in sized.rows if env.value("fits_workload") is True]
+    if not fitting:
+        best = max(sized.rows, key=lambda env: float(env.value("usable_bytes_per_gpu"))
+                   - float(env.value("weight_bytes_per_gpu")))
+        return (f"weights need {_gib(best.value('weight_bytes_per_gpu'))} per GPU at TP "
+                f"{best.candidate.tp} in {best.candidate.weights}; the {best.gpu.name} leaves "
+                f"{_gib(best.value('usable_bytes_per_gpu'))} for weights and KV cache")
+    itl_ok = [env for env in fitting if env.value("meets_itl") is True]
+    if not itl_ok:
+        best = min(fitting, key=lambda env: float(env.value("itl_seconds")))
+        return (f"ITL at batch {best.value('batch_chosen')} is {_ms(best.value('itl_seconds'))}"
+                f" on the fastest candidate ({best.candidate.gpu}, TP {best.candidate.tp}, "
+                f"{best.candidate.weights}) > the {_ms(wl.number('itl_s'))} target")
+    best = min(itl_ok, key=lambda env: float(env.value("ttft_no_queue_seconds")))
+    return (f"TTFT with no queue is {_ms(best.value('ttft_no_queue_seconds'))} on the fastest "
+            f"candidate ({best.candidate.gpu}, TP {best.candidate.tp}) > the "
+            f"{_ms(wl.number('ttft_s'))} target at p"
+            f"{float(best.value('latency_percentile_used')) * 100:g}")
 
 
 def _key(env: FleetEnv) -> float:
@@ -196,7 +252,7 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
                 "usd_per_million_input_tokens", "cloud_usd_per_year",
                 "cloud_reserved_usd_per_year", "break_even_utilisation", "itl_seconds"):
         out[key] = _num(env, key)
-    out["ttft_seconds"] = _num(env, "ttft_queued_seconds")
+    out["ttft_seconds"] = _num(env, "ttft_mean_seconds")
     out["capacity_requests_per_second"] = _num(env, "capacity_requests_per_second")
     out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
     out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
@@ -211,7 +267,13 @@ def size_json(results: list[Sized]) -> dict[str, object]:
     for r in results:
         assert r.choice is not None
         entry = fleet_json(r.choice)
+        entry["met"] = r.met
+        entry["cannot_meet"] = r.cannot_meet
         entry["alternatives"] = [fleet_json(e) for e in r.alternatives()]
         workloads.append(entry)
-    totals = {k: sum(w[k] for w in workloads) for k in _TOTALS}  # type: ignore[misc]
+    met = [w for w in workloads if w["met"]]
+    totals: dict[str, object] = {k: sum(w[k] for w in met)  # type: ignore[misc]
+                                 for k in _TOTALS}
+    totals["workloads_sized"] = len(met)
+    totals["workloads"] = len(workloads)
     return {"workloads": workloads, "totals": totals}

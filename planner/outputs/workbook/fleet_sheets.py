@@ -223,7 +223,7 @@ BUDGET_FIELDS = [  # (fleet column, header, number format)
     ("usd_per_million_input_tokens", "Owned per M input tokens [USD]", '"$"#,##0.00'),
     ("cloud_usd_per_year", "Rented on demand per year [USD]", '"$"#,##0'),
     ("cloud_reserved_usd_per_year", "Rented reserved per year [USD]", '"$"#,##0'),
-    ("itl_seconds", "ITL [s]", "0.0000"), ("ttft_queued_seconds", "TTFT [s]", "0.000"),
+    ("itl_seconds", "ITL [s]", "0.0000"), ("ttft_percentile_seconds", "TTFT [s]", "0.000"),
     ("meets_targets", "Meets every target [TRUE/FALSE]", "General"),
     ("failing_target", "Target missed", "General"),
 ]
