@@ -18,8 +18,10 @@ from typing import Any
 import yaml
 
 from planner.errors import ArgumentError
+from planner.evidence.measured import CLASS_LABELS
 from planner.inputs.catalog import load_gpus, load_models
 from planner.inputs.entries import Catalog
+from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario
 from planner.plan.calc import RowEnv
 from planner.plan.calibration import (
@@ -560,6 +562,49 @@ def steady_ratios(compared: list[ThroughputRow]) -> list[float]:
     return [r.ratio or 0.0 for r in steady_rows(compared)]
 
 
+def class_of(row: ThroughputRow, models: Catalog) -> str:
+    """The run's model class (`model_class`): moe where its catalog model has routed experts."""
+    assert row.settings is not None
+    return model_class(models.entries[row.settings.scenario.model])
+
+
+def by_gpu_engine_class(compared: list[ThroughputRow], models: Catalog
+                        ) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """The steady-state ratios by GPU, engine and model class, each level sorted: a GPU's and
+    an engine's figures mix dense models with MoE models, which engines serve differently."""
+    cells: dict[tuple[str, str, str], list[float]] = {}
+    for r in steady_rows(compared):
+        if r.settings is not None:
+            key = (r.settings.scenario.gpu, r.run.engine, class_of(r, models))
+            cells.setdefault(key, []).append(r.ratio or 0.0)
+    nested: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for (gpu, engine, cls), ratios in sorted(cells.items()):
+        nested.setdefault(gpu, {}).setdefault(engine, {})[cls] = ratios
+    return nested
+
+
+def quartiles(ratios: list[float]) -> tuple[float, float]:
+    """The interquartile ratios (inclusive method: within the runs' own range); one run is
+    its own quartiles."""
+    if len(ratios) < 2:
+        return ratios[0], ratios[0]
+    q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return q1, q3
+
+
+def _class_table(cells: dict[str, dict[str, dict[str, list[float]]]]) -> list[str]:
+    rows = []
+    for gpu, engines in cells.items():
+        for engine, classes in engines.items():
+            for cls, r in classes.items():
+                q1, q3 = quartiles(r)
+                rows.append([gpu, engine, CLASS_LABELS[cls], str(len(r)),
+                             _share(_within(r), len(r)), f"{statistics.median(r):.2f}",
+                             f"{q1:.2f}-{q3:.2f}"])
+    return _table(["GPU", "Engine", "Models", "Runs", "Within ±25%", "Median ratio",
+                   "Interquartile"], rows)
+
+
 def throughput_rows(entries: list[Point], models: Catalog, gpus: Catalog
                     ) -> tuple[list[ThroughputRow], list[str], list[str]]:
     """Every published figure with the planner's, the entries not read, and the duplicates left
@@ -679,6 +724,11 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
     if compared:
         lines += [*_ratio_table("Load", kinds), "", *_ratio_table("Engine", engines), "",
                   *_ratio_table("Data file", files), "", *_ratio_table("GPU", devices), ""]
+        lines += ["Steady-state runs by GPU, engine and model class (MoE: the catalog model has "
+                  "routed experts), the figures `catalogs/measured-accuracy.yaml` ships and "
+                  "`planner calc` and `size` quote for a model of that class on that GPU with "
+                  "that engine; a GPU's or an engine's figure mixes classes that fare "
+                  "differently:", "", *_class_table(by_gpu_engine_class(compared, models)), ""]
         worst = sorted(compared, key=lambda r: (-abs(math.log(r.ratio or 1)),
                                                 str(r.run.entry["id"]), r.run.case))[:5]
         lines += ["Largest misses: " + "; ".join(
@@ -793,10 +843,15 @@ def _ratio_summary(ratios: list[float]) -> dict[str, object]:
             "median_ratio": round(statistics.median(ratios), 2)}
 
 
+def _spread_summary(ratios: list[float]) -> dict[str, object]:
+    q1, q3 = quartiles(ratios)
+    return {**_ratio_summary(ratios), "q1_ratio": round(q1, 2), "q3_ratio": round(q3, 2)}
+
+
 def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[str, object]:
     """The figures the HTML summary quotes, shipped beside the catalogs (the tests and the
-    calibration data are not): KV pool and throughput against the engines, overall, per GPU
-    and per engine."""
+    calibration data are not): KV pool and throughput against the engines, overall, per GPU,
+    per engine, per GPU and engine, and per GPU, engine and model class."""
     models = models if models is not None else load_models()
     gpus = gpus if gpus is not None else load_gpus()
     startup, entries, _ = load_points()
@@ -831,6 +886,11 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         "steady_state_by_engine": by(lambda r: r.run.engine),
         # the two together: a GPU's figure mixes engines that fare differently on it
         "steady_state_by_gpu_and_engine": {gpu: pairs[gpu] for gpu in sorted(pairs)},
+        # and by model class: a dense model's figure is not one earned by MoE models
+        "steady_state_by_gpu_engine_class": {
+            gpu: {engine: {cls: _spread_summary(r) for cls, r in classes.items()}
+                  for engine, classes in engines.items()}
+            for gpu, engines in by_gpu_engine_class(compared, models).items()},
         # published ÷ planner, above 1 when the planner's first token comes too early
         "ttft_no_queue": ttft_no_queue(compared),
     }

@@ -73,6 +73,44 @@ def test_shipped_accuracy_summary_is_current(gen: ModuleType) -> None:
         "median_ratio"]
 
 
+def test_the_class_cells_split_each_gpu_and_engine(gen: ModuleType) -> None:
+    """Each GPU-and-engine cell of the shipped summary splits into dense and MoE cells whose
+    runs and runs within ±25% add up to it, and no triple lies outside a GPU-and-engine cell."""
+    data = yaml.safe_load(gen.SUMMARY.read_text())
+    pairs, triples = data["steady_state_by_gpu_and_engine"], data[
+        "steady_state_by_gpu_engine_class"]
+    assert {(g, e) for g in triples for e in triples[g]} == {(g, e) for g in pairs
+                                                           for e in pairs[g]}
+    for gpu, engines in pairs.items():
+        for engine, figures in engines.items():
+            classes = triples[gpu][engine]
+            assert set(classes) <= {"dense", "moe"}, (gpu, engine)
+            for key in ("runs", "within_25_percent"):
+                assert figures[key] == sum(c[key] for c in classes.values()), (gpu, engine, key)
+            if len(classes) == 1:  # one class: its median is the pair's
+                assert next(iter(classes.values()))["median_ratio"] == figures["median_ratio"]
+            for cell in classes.values():
+                assert cell["runs"] > 0
+                assert cell["q1_ratio"] <= cell["median_ratio"] <= cell["q3_ratio"]
+                if cell["runs"] == 1:
+                    assert cell["q1_ratio"] == cell["median_ratio"] == cell["q3_ratio"]
+    # SGLang's MI300X runs are the cookbook's MoE models; AMD's vLLM tables are mostly dense
+    assert set(triples["mi300x"]["sglang"]) == {"moe"}
+    assert triples["mi300x"]["vllm"]["dense"]["median_ratio"] < 1.25 < triples["mi300x"][
+        "vllm"]["moe"]["median_ratio"]
+
+
+def test_the_interquartile_ratios_by_hand(gen: ModuleType) -> None:
+    """Inclusive quartiles interpolate between the runs: over 1.0, 1.2, 1.6, 2.0 the first
+    quartile sits 3/4 of the way from 1.0 to 1.2, the third 1/4 of the way from 1.6 to 2.0."""
+    assert gen._spread_summary([2.0, 1.0, 1.6, 1.2]) == {
+        "runs": 4, "within_25_percent": 2, "median_ratio": 1.4, "q1_ratio": 1.15,
+        "q3_ratio": 1.7}
+    assert gen._spread_summary([1.37]) == {"runs": 1, "within_25_percent": 0,
+                                           "median_ratio": 1.37, "q1_ratio": 1.37,
+                                           "q3_ratio": 1.37}
+
+
 def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:
     text = gen.report()
     assert text == gen.report()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from planner.evidence.measured import speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
+from planner.inputs.model_shape import model_class
 from planner.model.expr import Value, XlError
 from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES
 from planner.model.quantity import Quantity
@@ -89,7 +90,8 @@ def calc_report(env: RowEnv) -> str:
                  "Estimates: decode speed and TTFT rest on bandwidth_efficiency, "
                  "compute_efficiency and kernel_floor_us; cost also on the GPU price "
                  f"({price}).")
-    lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"])))
+    lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"]),
+                                model_class(env.model.model)))
     if ttft := ttft_sentence():
         lines.append(ttft)
     lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
@@ -163,8 +165,8 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             f"{seconds_text(val('ttft_mean_seconds'))}; target "
             f"{seconds_text(wl.number('ttft_s'))}), capacity "
             f"{val('capacity_requests_per_second'):,.2f} requests/s: meets every target",
-            "  " + speed_sentence(c.gpu, env.gpu.name,
-                                  str(env.assumptions["engine"])),
+            "  " + speed_sentence(c.gpu, env.gpu.name, str(env.assumptions["engine"]),
+                                  model_class(env.model.model)),
         ]
         if ttft := ttft_sentence():
             lines.append("  " + ttft)

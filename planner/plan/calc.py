@@ -10,6 +10,7 @@ from planner.evidence.measured import speed_on, ttft_figures
 from planner.inputs.assumptions import resolve
 from planner.inputs.entries import Catalog, Entry
 from planner.inputs.fields import MODEL_TEXT_INPUTS
+from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, check_scenario
 from planner.model.columns import Column, Memo, Same, classify, evaluate_column
 from planner.model.engines import ENGINES
@@ -274,7 +275,8 @@ def to_json(env: RowEnv) -> dict[str, object]:
         **{q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if q.spec},
         "details": {q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if not q.spec},
         "model": {q.name: _plain(env.model.value(q.name), q) for q in MODEL_BY_NAME.values()},
-        "measured_speed": speed_on(env.gpu.id, str(env.assumptions["engine"])),
+        "measured_speed": speed_on(env.gpu.id, str(env.assumptions["engine"]),
+                                   model_class=model_class(env.model.model)),
         "measured_ttft": ttft_figures(),
     }
 

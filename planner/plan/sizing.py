@@ -11,6 +11,7 @@ from planner.errors import ArgumentError, CatalogError
 from planner.evidence.measured import speed_on, ttft_figures
 from planner.inputs.assumptions import resolve
 from planner.inputs.entries import Catalog, Entry, Workload
+from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
 from planner.model.expr import Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
@@ -257,7 +258,8 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
     out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
     out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
     out["itl_target_seconds"] = float(env.workload.number("itl_s"))
-    out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]))
+    out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]),
+                                     model_class=model_class(env.model.model))
     out["measured_ttft"] = ttft_figures()
     return out
 
