@@ -283,8 +283,9 @@ def test_size_agrees_with_calc(shipped_sizes) -> None:
                 "--output", str(int(r.workload.number("output_tokens"))), "--json"]
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 0, result.output
-        assert json.loads(result.output)["tpot_seconds"] == pytest.approx(
-            c.value("itl_seconds"), rel=1e-12)
+        tpot = json.loads(result.output)["tpot_seconds"]
+        assert tpot * c.value("speed_ratio_applied") == pytest.approx(c.value("itl_seconds"),
+                                                                      rel=1e-12)
 
 
 def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
@@ -296,11 +297,18 @@ def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
             "usd_per_million_output_tokens", "usd_per_million_input_tokens",
             "cloud_usd_per_year", "itl_seconds", "ttft_seconds",
             "capacity_requests_per_second", "rate_requests_per_second", "ttft_target_seconds",
-            "itl_target_seconds", "alternatives"}
+            "itl_target_seconds", "alternatives", "latency_percentile", "itl_percentile_seconds",
+            "ttft_percentile_seconds", "speed_basis", "speed_ratio_applied",
+            "replicas_optimistic", "replicas_pessimistic", "at_risk", "met", "cannot_meet"}
     for w in out["workloads"]:
         assert keys <= set(w)
         assert set(w["choice"]) == {"gpu", "server", "weights", "kv", "tp", "batch_per_replica"}
-    for key, total in out["totals"].items():
+        assert w["met"] is True and w["cannot_meet"] is None
+        assert w["replicas_optimistic"] <= w["replicas"] - w["spare_replicas"] <= \
+            w["replicas_pessimistic"]
+    totals = out["totals"]
+    assert (totals.pop("workloads_sized"), totals.pop("workloads")) == (5, 5)
+    for key, total in totals.items():
         assert total == pytest.approx(sum(w[key] for w in out["workloads"]))
 
 
@@ -408,7 +416,118 @@ def test_size_quotes_the_measured_speed_of_each_chosen_gpu() -> None:
         assert w["measured_speed"]["engine"] == data["steady_state_by_engine"]["vllm"]
     text = CliRunner().invoke(cli, ["size"]).output
     workloads = json.loads(result.output)["workloads"]
-    assert text.count("  Measured: serving speed on the ") == len(workloads)
+    # one speed line per workload, keyed by its GPU, engine and model class
+    assert text.count("  Measured: ") - text.count("  Measured: with no queue") == len(workloads)
     # the first token too: fleets sized against a TTFT target read it as a lower bound
     assert text.count("  Measured: with no queue, the engine's first token") == len(workloads)
     assert all(w["measured_ttft"] == data["ttft_no_queue"] for w in workloads)
+
+
+# -- latency that holds: percentile targets, the measured error as margin, no purchase for a miss
+
+IMPOSSIBLE = {
+    "itl": (["--model", "llama-3.1-70b", "--rate", "1", "--prompt", "1000", "--output", "100",
+             "--itl", "0.001"], "ITL at batch 1 is "),
+    "context": (["--model", "llama-3.1-70b", "--rate", "1", "--prompt", "10000000", "--output",
+                 "300"], "prompt + output 10,000,300 tokens > the model's context limit "
+                         "131,072 tokens"),
+    "memory": (["--model", "kimi-k2", "--rate", "1", "--prompt", "1000", "--output", "100",
+                "--weights", "bf16", "--gpu", "h100-sxm"], "weights need "),
+    "ttft": (["--model", "llama-3.1-8b", "--rate", "1", "--prompt", "100000", "--output", "100",
+              "--ttft", "0.05"], "TTFT with no queue is "),
+}
+
+
+@pytest.mark.parametrize("case", list(IMPOSSIBLE))
+def test_a_workload_nothing_meets_is_named_and_not_bought(case: str) -> None:
+    args, reason = IMPOSSIBLE[case]
+    text = CliRunner().invoke(cli, ["size", *args])
+    assert text.exit_code == 3, text.output
+    assert f"CANNOT BE MET: {reason}" in text.output
+    assert "Buy:" not in text.output and "0 of 1 workloads sized" in text.output
+    assert "Total: 0 GPUs, 0 servers" in text.output
+    result = CliRunner().invoke(cli, ["size", *args, "--json"])
+    assert result.exit_code == 3
+    out = json.loads(result.output)
+    [w] = out["workloads"]
+    assert w["met"] is False and reason in w["cannot_meet"]
+    assert out["totals"]["gpus"] == 0 and out["totals"]["workloads_sized"] == 0
+
+
+def test_the_binding_numbers_of_a_memory_miss_are_the_candidates_own() -> None:
+    result = CliRunner().invoke(cli, ["size", *IMPOSSIBLE["memory"][0], "--json"])
+    [w] = json.loads(result.output)["workloads"]
+    # Kimi K2's 1.03 T parameters in BF16 over 8 GPUs: 2.06e12 B / 8 = 238.2 GiB per GPU.
+    assert "weights need 236.8 GiB per GPU at TP 8 in bf16" in w["cannot_meet"]
+    assert "the NVIDIA H100 SXM 80GB leaves 63.6 GiB for weights and KV cache" in w["cannot_meet"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_every_shipped_plan_holds_its_percentile_targets(engine: str) -> None:
+    models, gpus = load_models(), load_gpus()
+    servers = load_servers(DEFAULT_SERVERS, gpus)
+    workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
+    for r in size_all(workloads, models, gpus, servers, {"engine": engine}):
+        if not r.met:
+            assert r.cannot_meet, r.workload.id
+            continue
+        c = r.choice
+        assert c.value("itl_percentile_seconds") <= r.workload.number("itl_s"), r.workload.id
+        assert c.value("ttft_percentile_seconds") <= r.workload.number("ttft_s"), r.workload.id
+
+
+def test_a_higher_percentile_never_needs_fewer_gpus(shipped_sizes) -> None:
+    models, gpus, servers, workloads, base = shipped_sizes
+    data = yaml.safe_load(DEFAULT_WORKLOADS.read_text())
+    for entry in data["workloads"].values():
+        entry["latency_percentile"] = 99
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "workloads.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    strict = size_all(load_workloads(path, models, gpus), models, gpus, servers)
+    for a, b in zip(base, strict, strict=True):
+        assert a.workload.id == b.workload.id
+        for x, y in zip(a.rows, b.rows, strict=True):  # the same candidate at p95 and p99
+            assert y.value("gpus") >= x.value("gpus"), (a.workload.id, x.candidate)
+        if a.met and b.met:
+            assert b.choice.value("tco_usd") >= a.choice.value("tco_usd")
+
+
+def test_the_model_basis_never_needs_more_gpus_where_the_model_is_optimistic(
+        shipped_sizes) -> None:
+    models, gpus, servers, workloads, measured = shipped_sizes
+    model = size_all(workloads, models, gpus, servers, {"speed_basis": "model"})
+    compared = 0
+    for a, b in zip(measured, model, strict=True):
+        for x, y in zip(a.rows, b.rows, strict=True):
+            if x.value("speed_ratio_applied") > 1:
+                compared += 1
+                assert y.value("speed_ratio_applied") == 1
+                assert y.value("gpus") <= x.value("gpus"), (a.workload.id, x.candidate)
+    assert compared > 10  # the MI300X and H200 candidates carry measured ratios above 1
+
+
+def test_the_ttft_tail_is_the_md1_exponential_tail_past_the_percentile(tmp_path) -> None:
+    """At the median with long prompts the prefill queue is busy more than half the time, so
+    the 50th-percentile wait is ln(ρ / 0.5) τ / (2(1 − ρ)), and the load limit kept it within
+    the wait budget (the bound from ln x ≤ x − 1 never overstates the load)."""
+    models, gpus, servers, workloads, _ = world(tmp_path, workload={
+        "prompt_tokens": 30000, "output_tokens": 50, "ttft_s": 0.6, "itl_s": 0.5,
+        "rate_rps": 20, "latency_percentile": 50, "spare_replicas": 0})
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    v = next(r for r in sized.rows if r.candidate.tp == 1).value
+    replicas, service = v("serving_replicas"), v("prefill_service_seconds")
+    assert v("replicas_for_ttft") == replicas > v("replicas_for_rate")  # TTFT binds
+    rho = 20 / replicas * service
+    assert v("prefill_load") == pytest.approx(rho) and 0.5 < rho < 1
+    wait = math.log(rho / 0.5) * service / (2 * (1 - rho))
+    expected = 0.5 * v("itl_seconds") + v("ttft_no_queue_seconds") + wait
+    assert v("ttft_percentile_seconds") == pytest.approx(expected)
+    assert wait <= v("ttft_wait_budget_seconds")
+    assert v("ttft_percentile_seconds") <= 0.6
+    # one replica fewer would break the target: the limit is tight, not padded
+    fewer = 20 / (replicas - 1) * service
+    assert fewer >= 1 or 0.5 * v("itl_seconds") + v("ttft_no_queue_seconds") + math.log(
+        fewer / 0.5) * service / (2 * (1 - fewer)) > 0.6 - 0.05

@@ -30,7 +30,8 @@ SMALL = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-g
          "grid_path": DATA / "small-grid.yaml"}
 GOLDEN = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-gpus.yaml",
           "grid_path": DATA / "golden-grid.yaml"}
-PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM"}
+PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM",
+                      "LN", "SUMPRODUCT"}
 
 
 def build(out: Path, models_path: Path = DEFAULT_MODELS, gpus_path: Path = DEFAULT_GPUS,

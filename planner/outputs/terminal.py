@@ -126,6 +126,25 @@ def money(x: float) -> str:
     return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
 
 
+def margin_line(env) -> str:  # type: ignore[no-untyped-def]  # planner.plan.sizing.FleetEnv
+    """The measured speed error applied as margin, the replicas across its measured spread,
+    and whether the plan is at risk at the pessimistic end."""
+    from planner.plan.sizing import spread
+
+    if env.assumptions["speed_basis"] == "model":
+        return ("Margin: none (speed_basis=model): the model's own speed, which published runs "
+                "put off by the ratios in docs/accuracy.md.")
+    if not env.speed.runs:
+        return f"Margin: none measured ({env.speed.basis})."
+    ends = spread(env)
+    ratio = env.number("speed_ratio_applied")
+    risk = (" AT RISK: the pessimistic end needs more replicas than planned."
+            if ends.at_risk else "")
+    return (f"Margin: step times × {ratio:.2f} ({env.speed.basis}); across the interquartile "
+            f"spread {ends.optimistic}-{ends.pessimistic} serving replicas "
+            f"(planned {int(env.number('serving_replicas'))}).{risk}")
+
+
 def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
     """The bill of quantities `planner size` prints: per workload what to buy and what it costs,
     whether each target is met, then the best option on every other server type."""
@@ -165,6 +184,7 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             f"{seconds_text(val('ttft_mean_seconds'))}; target "
             f"{seconds_text(wl.number('ttft_s'))}), capacity "
             f"{val('capacity_requests_per_second'):,.2f} requests/s: meets every target",
+            "  " + margin_line(env),
             "  " + speed_sentence(c.gpu, env.gpu.name, str(env.assumptions["engine"]),
                                   model_class(env.model.model)),
         ]

@@ -14,7 +14,7 @@ from functools import cache
 from planner.inputs.assumptions import ASSUMPTIONS
 from planner.inputs.entries import Catalog
 from planner.model.quantities import MODEL_BY_NAME, QUANTITY_BY_NAME
-from planner.plan.sizing import FleetEnv, Sized, size_all
+from planner.plan.sizing import FleetEnv, Sized, bought, size_all
 
 SERVER_PRICE = "server_price_factor"  # a multiplier on every server's purchase price
 
@@ -102,7 +102,7 @@ def rerun(env: FleetEnv, assumptions: Mapping[str, float | str], factor: float =
     from planner.plan.calc import ModelEnv
 
     out = FleetEnv(env.workload, server, env.candidate, ModelEnv(env.model.model, assumptions),
-                   env.gpu, assumptions)
+                   env.gpu, assumptions, env.speed, env.speed_end)
     return out
 
 
@@ -133,7 +133,7 @@ def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Cat
                 workloads: Catalog, assumptions: Mapping[str, float | str]) -> list[Swing]:
     """Every driver at its low and high for the chosen configurations, sorted by the swing of
     total TCO, largest first; the RESIZED largest also with the whole search re-run."""
-    chosen = [s.choice for s in sized if s.choice is not None]
+    chosen = bought(sized)
     if not chosen:
         return []
     out = []
@@ -152,7 +152,7 @@ def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Cat
             values, factor = settings(swing.driver, value, assumptions)
             priced = servers if factor == 1.0 else _scaled(servers, factor)
             again = size_all(workloads, models, gpus, priced, values, names)
-            resized.append(_fleet_total([s.choice for s in again if s.choice is not None]))
+            resized.append(_fleet_total(bought(again)))
         swing.resized_low, swing.resized_high = resized
     return out
 
@@ -164,7 +164,7 @@ def _scaled(servers: Catalog, factor: float) -> Catalog:
 
 
 def base_totals(sized: list[Sized]) -> dict[str, float]:
-    return _fleet_total([s.choice for s in sized if s.choice is not None])
+    return _fleet_total(bought(sized))
 
 
 def totals_with(sized: list[Sized], assumptions: Mapping[str, float | str],
@@ -177,8 +177,7 @@ def totals_with(sized: list[Sized], assumptions: Mapping[str, float | str],
             factor = value
         else:
             values[name] = value
-    return _fleet_total([rerun(s.choice, values, factor) for s in sized
-                         if s.choice is not None])
+    return _fleet_total([rerun(e, values, factor) for e in bought(sized)])
 
 
 class SubstitutingRenderer:

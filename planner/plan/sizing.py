@@ -4,11 +4,12 @@ lowest TCO among those that meet every target. Pure: catalogs and assumptions in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from planner.errors import ArgumentError, CatalogError
-from planner.evidence.measured import speed_on, ttft_figures
+from planner.evidence.measured import SpeedRatio, speed_on, speed_ratio, ttft_figures
 from planner.inputs.assumptions import resolve
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
@@ -38,7 +39,7 @@ class FleetEnv(RowEnv):
 
     def __init__(self, workload: Entry, server: Entry, candidate: Candidate, model: ModelEnv,
                  gpu: Entry, assumptions: Mapping[str, float | str],
-                 speed_ratio: float = 1.0) -> None:
+                 speed: SpeedRatio | None = None, speed_end: str = "median") -> None:
         p, o = int(workload.number("prompt_tokens")), int(workload.number("output_tokens"))
         scenario = Scenario(workload.text("model"), candidate.gpu, candidate.weights,
                             candidate.kv, candidate.tp, p + o, 1, p, o)
@@ -46,7 +47,8 @@ class FleetEnv(RowEnv):
         self.workload = workload
         self.server = server
         self.candidate = candidate
-        self.speed_ratio = speed_ratio
+        self.speed = speed or SpeedRatio(1.0, 1.0, 1.0, 0, "no measured speed was given")
+        self.speed_end = speed_end  # median; q1 (optimistic) or q3 (pessimistic) for the spread
 
     def lookup(self, kind: str, name: str) -> Value:
         if kind == "var" and name in FLEET_VARS:
@@ -56,8 +58,13 @@ class FleetEnv(RowEnv):
         if kind == "server":
             return self.server.number(name)
         if kind == "measured":
-            return self.speed_ratio
+            return float(getattr(self.speed, self.speed_end))
         return super().lookup(kind, name)
+
+    def number(self, name: str) -> float:
+        """A quantity as a float; NaN for a spreadsheet error or text."""
+        value = self.value(name)
+        return float(value) if isinstance(value, int | float) else math.nan
 
     def value(self, name: str) -> Value:
         if name not in self.cache:
@@ -140,6 +147,12 @@ def _ms(x: Value) -> str:
     return f"{float(x) * 1000:,.1f} ms" if x < 1 else f"{float(x):,.2f} s"
 
 
+def bought(results: list[Sized]) -> list[FleetEnv]:
+    """The chosen candidates of the workloads that are met: what is bought, and what every
+    total adds up."""
+    return [r.choice for r in results if r.met and r.choice is not None]
+
+
 def cannot_meet_reason(sized: Sized) -> str:
     """The target no candidate meets and the binding number, read from the candidates closest
     to it: the context limit, the weights against the largest memory, ITL at batch 1, or TTFT
@@ -153,22 +166,50 @@ def cannot_meet_reason(sized: Sized) -> str:
                 f"{int(float(limit)):,} tokens")
     fitting = [env for env in sized.rows if env.value("fits_workload") is True]
     if not fitting:
-        best = max(sized.rows, key=lambda env: float(env.value("usable_bytes_per_gpu"))
-                   - float(env.value("weight_bytes_per_gpu")))
+        best = max(sized.rows, key=lambda env: env.number("usable_bytes_per_gpu")
+                   - env.number("weight_bytes_per_gpu"))
         return (f"weights need {_gib(best.value('weight_bytes_per_gpu'))} per GPU at TP "
                 f"{best.candidate.tp} in {best.candidate.weights}; the {best.gpu.name} leaves "
                 f"{_gib(best.value('usable_bytes_per_gpu'))} for weights and KV cache")
     itl_ok = [env for env in fitting if env.value("meets_itl") is True]
     if not itl_ok:
-        best = min(fitting, key=lambda env: float(env.value("itl_seconds")))
+        best = min(fitting, key=lambda env: env.number("itl_seconds"))
         return (f"ITL at batch {best.value('batch_chosen')} is {_ms(best.value('itl_seconds'))}"
                 f" on the fastest candidate ({best.candidate.gpu}, TP {best.candidate.tp}, "
                 f"{best.candidate.weights}) > the {_ms(wl.number('itl_s'))} target")
-    best = min(itl_ok, key=lambda env: float(env.value("ttft_no_queue_seconds")))
+    best = min(itl_ok, key=lambda env: env.number("ttft_no_queue_seconds"))
     return (f"TTFT with no queue is {_ms(best.value('ttft_no_queue_seconds'))} on the fastest "
             f"candidate ({best.candidate.gpu}, TP {best.candidate.tp}) > the "
             f"{_ms(wl.number('ttft_s'))} target at p"
-            f"{float(best.value('latency_percentile_used')) * 100:g}")
+            f"{best.number('latency_percentile_used') * 100:g}")
+
+
+def at_speed_end(env: FleetEnv, end: str) -> FleetEnv:
+    """The same candidate with the measured speed error at one end of its interquartile range
+    (q1: the model nearer right, optimistic; q3: further off, pessimistic)."""
+    return FleetEnv(env.workload, env.server, env.candidate, env.model, env.gpu,
+                    env.assumptions, env.speed, end)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Serving replicas at the optimistic and pessimistic ends of the measured speed error,
+    and whether the chosen plan misses a target at the pessimistic end."""
+
+    optimistic: int
+    pessimistic: int
+    at_risk: bool
+
+
+def spread(env: FleetEnv) -> Spread:
+    if env.assumptions["speed_basis"] == "model":
+        n = int(env.number("serving_replicas"))
+        return Spread(n, n, False)
+    low, high = at_speed_end(env, "q1"), at_speed_end(env, "q3")
+    planned = env.number("serving_replicas")
+    needed = high.number("serving_replicas")
+    return Spread(int(low.number("serving_replicas")), int(needed),
+                  needed > planned or high.value("meets_targets") is not True)
 
 
 def _key(env: FleetEnv) -> float:
@@ -184,9 +225,13 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
     if mid not in envs:
         envs[mid] = ModelEnv(models.entries[mid], assumptions)
     rows = []
+    engine, kind = str(assumptions["engine"]), model_class(models.entries[mid])
+    speeds: dict[str, SpeedRatio] = {}
     for c in candidates(workload, models, servers):
+        if c.gpu not in speeds:
+            speeds[c.gpu] = speed_ratio(c.gpu, engine, kind, gpu_name=gpus.entries[c.gpu].name)
         env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
-                       assumptions)
+                       assumptions, speeds[c.gpu])
         for quantity in FLEET_QUANTITIES:
             env.value(quantity.name)
         rows.append(env)
@@ -258,6 +303,17 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
     out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
     out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
     out["itl_target_seconds"] = float(env.workload.number("itl_s"))
+    percentile = env.number("latency_percentile_used")
+    out["latency_percentile"] = round(percentile * 100, 6)
+    out["itl_percentile_seconds"] = _num(env, "itl_percentile_seconds")
+    out["ttft_percentile_seconds"] = _num(env, "ttft_percentile_seconds")
+    out["speed_basis"] = str(env.assumptions["speed_basis"])
+    out["speed_ratio_applied"] = _num(env, "speed_ratio_applied")
+    out["speed_ratio_basis"] = env.speed.basis
+    ends = spread(env)
+    out["replicas_optimistic"] = ends.optimistic
+    out["replicas_pessimistic"] = ends.pessimistic
+    out["at_risk"] = ends.at_risk
     out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]),
                                      model_class=model_class(env.model.model))
     out["measured_ttft"] = ttft_figures()

@@ -13,7 +13,7 @@ from planner.outputs.html.svgcharts import tornado_chart
 from planner.outputs.terminal import money, seconds_text
 from planner.plan.plan import Plan
 from planner.plan.sensitivity import SERVER_PRICE, base_totals
-from planner.plan.sizing import FleetEnv, Sized
+from planner.plan.sizing import FleetEnv, Sized, bought
 
 STALE_MONTHS = 12
 
@@ -96,12 +96,15 @@ def card(sized: Sized, today: dt.date) -> BudgetCard:
     env = sized.choice
     assert env is not None
     wl, c, server, gpu = sized.workload, env.candidate, env.server, env.gpu
-    meets = bool(env.value("meets_targets"))
-    miss = str(env.value("failing_target"))
+    meets = sized.met
+    percentile = f"p{_f(env, 'latency_percentile_used') * 100:g}"
     targets = [
-        Target("Inter-token latency", seconds_text(_f(env, "itl_seconds")),
+        Target(f"Inter-token latency at {percentile} (mean {seconds_text(_f(env, 'itl_seconds'))})",
+               seconds_text(_f(env, "itl_percentile_seconds")),
                seconds_text(wl.number("itl_s")), bool(env.value("meets_itl"))),
-        Target("Time to first token (queued)", seconds_text(_f(env, "ttft_percentile_seconds")),
+        Target(f"Time to first token at {percentile}, queued (mean "
+               f"{seconds_text(_f(env, 'ttft_mean_seconds'))})",
+               seconds_text(_f(env, "ttft_percentile_seconds")),
                seconds_text(wl.number("ttft_s")), bool(env.value("meets_ttft"))),
         Target("Capacity at peak", f"{_f(env, 'capacity_requests_per_second'):,.1f} req/s",
                f"{_f(env, 'rate_requests_per_second'):,.1f} req/s",
@@ -120,7 +123,8 @@ def card(sized: Sized, today: dt.date) -> BudgetCard:
                  f"{int(wl.number('output_tokens')):,} output tokens per request"),
         meets=meets,
         verdict="meets every target" if meets else
-        f"no candidate meets every target; the closest misses its {miss} target",
+        f"cannot be met: {sized.cannot_meet}; nothing is bought for it, and the totals leave "
+        "it out",
         buy=(f"{_i(env, 'servers')} × {server.name} = {bought} {gpu.name} GPUs"
              + (f" ({used} in use)" if used != bought else "")
              + f", in {_i(env, 'racks')} rack{'s' if _i(env, 'racks') != 1 else ''}"),
@@ -159,7 +163,7 @@ class BudgetTotals:
 def budget_context(plan: Plan) -> dict[str, object]:
     today = dt.date.today()
     cards = [card(s, today) for s in plan.sized]
-    chosen = [s.choice for s in plan.sized if s.choice is not None]
+    chosen = bought(plan.sized)
     totals = BudgetTotals(
         gpus=sum(_i(e, "gpus") for e in chosen), servers=sum(_i(e, "servers") for e in chosen),
         racks=sum(_i(e, "racks") for e in chosen),

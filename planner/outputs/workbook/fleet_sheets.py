@@ -33,7 +33,7 @@ from planner.outputs.workbook.layout import (
     table_range,
 )
 from planner.plan.plan import Plan
-from planner.plan.sizing import FleetEnv
+from planner.plan.sizing import FleetEnv, bought
 
 WORKLOAD_NUMERIC = [k for k, s in WORKLOAD_FIELDS.items() if s.kind in ("int", "number")]
 WORKLOAD_COLUMNS = ["id", "name", "model", *WORKLOAD_NUMERIC, "weights", "kv", "gpus",
@@ -50,7 +50,10 @@ UNITS = {
 # Fleet columns: workload and server, the configuration, lookups, row and fleet quantities.
 FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
                  "server_row": ("server", "server_id")}
-FLEET_COLUMNS = (["workload", "server", *SCENARIO_FIELDS, *FLEET_LOOKUPS]
+# Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
+# and model class (catalogs/measured-accuracy.yaml), editable like any input.
+FLEET_INPUTS = ("measured_speed_ratio",)
+FLEET_COLUMNS = (["workload", "server", *SCENARIO_FIELDS, *FLEET_LOOKUPS, *FLEET_INPUTS]
                  + [q.name for q in ROW_QUANTITIES] + [q.name for q in FLEET_QUANTITIES])
 FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
 FLEET_FIRST_ROW = 2
@@ -73,6 +76,11 @@ class FleetRowRenderer(GridRowRenderer):
 
     def col(self, name: str) -> str:
         return f"${FLEET_COL[name]}{self.row}"
+
+    def ref(self, kind: str, name: str) -> str:
+        if kind == "measured":
+            return self.col(f"measured_{name}")
+        return super().ref(kind, name)
 
 
 def _float(value: object) -> float:
@@ -164,6 +172,7 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
         key = getattr(env.scenario, column) if hasattr(env.scenario, column) else (
             env.workload.id if column == "workload" else c.server)
         cells.append(Formula("=" + r.lookup(lookup), positions[lookup][key], "0"))
+    cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
     for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
         cells.append(Formula(q.expr.formula(r), env.value(q.name), _format(q.name)))
     return cells
@@ -187,6 +196,7 @@ class FleetBlock:
 
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
     w.widths([24, 18, 16, 12, 10, 10, 8, 10, 12, 10, 12] + [9.0] * len(FLEET_LOOKUPS)
+             + [14.0] * len(FLEET_INPUTS)
              + [16.0] * (len(ROW_QUANTITIES) + len(FLEET_QUANTITIES)))
     styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
     w.ws.print_title_cols = "A:B"
@@ -194,6 +204,7 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
     head = ["Workload [id]", "Server [id]", *(CONFIG_HEADERS[c] for c in SCENARIO_FIELDS),
             *(LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
               for k in FLEET_LOOKUPS),
+            "Measured speed error (planner ÷ published) [ratio]",
             *(_header(q.name) for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES])]
     w.append([Styled(h, styles.HEADER) for h in head])
     positions = _positions(plan)
@@ -226,7 +237,9 @@ BUDGET_FIELDS = [  # (fleet column, header, number format)
     ("itl_seconds", "ITL [s]", "0.0000"), ("ttft_percentile_seconds", "TTFT [s]", "0.000"),
     ("meets_targets", "Meets every target [TRUE/FALSE]", "General"),
     ("failing_target", "Target missed", "General"),
+    ("bought", "Bought: counted in the totals [1/0]", "0"),
 ]
+BUDGET_COLUMNS = [c for c, _, _ in BUDGET_FIELDS]
 TOTALS = {"gpus": "total_gpus", "servers": "total_servers", "racks": "total_racks",
           "it_power_w": "total_it_power_w", "capex_usd": "total_capex_usd",
           "opex_usd_per_year": "total_opex_usd_per_year", "tco_usd": "total_tco_usd"}
@@ -257,6 +270,10 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
         picks[sized.workload.id] = row
         cells: list[Cell] = [Styled(sized.workload.id), pick]
         for column, _, fmt in BUDGET_FIELDS:
+            if column == "bought":  # a workload no candidate meets is not bought
+                meets = get_column_letter(3 + BUDGET_COLUMNS.index("meets_targets"))
+                cells.append(Formula(f"=IF({meets}{row},1,0)", int(sized.met), fmt))
+                continue
             cached = (env.value(column) if column in QUANTITY_BY_NAME else
                       (env.candidate.server if column == "server" else
                        getattr(env.scenario, column)))
@@ -265,15 +282,18 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
         w.append(cells)
     last = w.row
     w.append([])
-    w.append([Styled("Totals (each workload's fleet in racks of its own)", styles.TITLE)])
+    w.append([Styled("Totals of the workloads bought (each workload's fleet in racks of its "
+                     "own)", styles.TITLE)])
+    bought_col = get_column_letter(3 + BUDGET_COLUMNS.index("bought"))
     for column, total in TOTALS.items():
-        i = [c for c, _, _ in BUDGET_FIELDS].index(column)
+        i = BUDGET_COLUMNS.index(column)
         letter = get_column_letter(3 + i)
-        value = sum(_float(s.choice.value(column)) for s in plan.sized if s.choice)
+        value = sum(_float(e.value(column)) for e in bought(plan.sized))
         row = w.row + 1
         fmt = BUDGET_FIELDS[i][2]
-        w.append([Styled(f"{total}"), Formula(f"=SUM({letter}{first}:{letter}{last})", value,
-                                               fmt)])
+        w.append([Styled(f"{total}"), Formula(
+            f"=SUMPRODUCT({bought_col}{first}:{bought_col}{last},{letter}{first}:{letter}{last})",
+            value, fmt)])
         name(total, absolute_cell(BUDGET, "B", row))
     if plan.sized:
         _cost_chart(w, plan, header_row, first, last)
