@@ -1,4 +1,5 @@
-"""Every malformed input is reported naming the file, line and field, never as a traceback.
+"""Every malformed input is reported naming the file, line and field, never as a traceback:
+model, GPU, server and cloud catalogs, and command-line values.
 
 Each malformed catalog is a valid entry copied from the shipped catalogs with one thing broken,
 so a failure here means the message is wrong, not that the test's YAML is.
@@ -18,8 +19,16 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.errors import PlannerError
-from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.errors import CatalogError, PlannerError
+from planner.inputs.catalog import (
+    DEFAULT_CLOUDS,
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    DEFAULT_SERVERS,
+    load_clouds,
+    load_gpus,
+    load_servers,
+)
 
 FOLDER = object()  # content of a case whose path is a folder instead of a file
 
@@ -37,6 +46,9 @@ MIXTRAL = _entry(DEFAULT_MODELS, "mixtral-8x7b")
 GEMMA = _entry(DEFAULT_MODELS, "gemma-2-9b")  # sliding_window and layer_types
 DEEPSEEK = _entry(DEFAULT_MODELS, "deepseek-v3")  # MLA
 A100 = _entry(DEFAULT_GPUS, "a100-40gb-sxm")
+HGX_H100 = _entry(DEFAULT_SERVERS, "hgx-h100-8")
+MI300X_SERVER = _entry(DEFAULT_SERVERS, "mi300x-8")
+P5 = _entry(DEFAULT_CLOUDS, "aws-p5.48xlarge")  # 68.80 on demand, 40.59 and 24.77 reserved
 
 
 def models(*entries: str) -> str:
@@ -45,6 +57,14 @@ def models(*entries: str) -> str:
 
 def gpus(*entries: str) -> str:
     return "gpus:\n" + "\n\n".join(entries) + "\n"
+
+
+def servers(*entries: str) -> str:
+    return "servers:\n" + "\n\n".join(entries) + "\n"
+
+
+def clouds(*entries: str) -> str:
+    return "clouds:\n" + "\n\n".join(entries) + "\n"
 
 
 def edit(text: str, old: str, new: str) -> str:
@@ -212,6 +232,89 @@ CATALOG_CASES: dict[str, Bad] = {
                               "gpus"),
 }
 
+# The servers catalog's cost fields, read by `planner size --servers`.
+SERVER_CASES: dict[str, Bad] = {
+    "server-vendor-not-the-gpus": Bad(servers(edit(HGX_H100, "vendor: nvidia", "vendor: amd")),
+                                      ("entry 'hgx-h100-8'", "field 'vendor'",
+                                       "vendor 'amd' but its GPU 'h100-sxm' is made by NVIDIA",
+                                       "write vendor: nvidia"), "vendor: amd", "servers"),
+    "server-unknown-vendor": Bad(servers(edit(MI300X_SERVER, "vendor: amd", "vendor: AMD")),
+                                 ("field 'vendor'", "must be one of nvidia, amd, intel, got 'AMD'",
+                                  "did you mean 'amd'?"), "vendor: AMD", "servers"),
+    "server-unknown-fabric": Bad(servers(edit(HGX_H100, "fabric: ethernet", "fabric: roce")),
+                                 ("field 'fabric'", "must be one of ethernet, infiniband, got "
+                                  "'roce'"), "fabric: roce", "servers"),
+    "server-negative-support": Bad(servers(edit(HGX_H100, "support_usd_per_gpu_year: 4500",
+                                                "support_usd_per_gpu_year: -4500")),
+                                   ("field 'support_usd_per_gpu_year'",
+                                    "must not be negative, got -4500"), "-4500", "servers"),
+    "server-network-with-unit": Bad(servers(edit(HGX_H100, "network_usd_per_server: 1600",
+                                                 "network_usd_per_server: $1,600")),
+                                    ("field 'network_usd_per_server'",
+                                     "must be a number, got '$1,600'"),
+                                    "network_usd_per_server: $1,600", "servers"),
+}
+
+# The clouds catalog: each case is the shipped AWS p5 offer with one thing broken.
+CLOUD_CASES: dict[str, Bad] = {
+    "cloud-unknown-gpu": Bad(clouds(edit(P5, "gpu: h100-sxm", "gpu: h100-sxm5")),
+                             ("entry 'aws-p5.48xlarge'", "field 'gpu'", "unknown GPU id "
+                              "'h100-sxm5'", "did you mean 'h100-sxm'?"), "gpu: h100-sxm5",
+                             "clouds"),
+    "cloud-negative-price": Bad(clouds(edit(P5, "on_demand_usd_per_hour: 68.80",
+                                            "on_demand_usd_per_hour: -68.80")),
+                                ("field 'on_demand_usd_per_hour'",
+                                 "must not be negative, got -68.8"), "-68.80", "clouds"),
+    "cloud-zero-price": Bad(clouds(edit(P5, "reserved_3y_usd_per_hour: 24.77",
+                                        "reserved_3y_usd_per_hour: 0")),
+                            ("field 'reserved_3y_usd_per_hour'", "must be greater than 0, got 0"),
+                            "reserved_3y_usd_per_hour: 0", "clouds"),
+    "cloud-1y-above-on-demand": Bad(clouds(edit(P5, "reserved_1y_usd_per_hour: 40.59",
+                                                "reserved_1y_usd_per_hour: 70.00")),
+                                    ("field 'reserved_1y_usd_per_hour'", "the 1-year price 70.0 "
+                                     "is above the on-demand price 68.8", "per instance-hour"),
+                                    "reserved_1y_usd_per_hour: 70.00", "clouds"),
+    "cloud-3y-above-1y": Bad(clouds(edit(P5, "reserved_3y_usd_per_hour: 24.77",
+                                         "reserved_3y_usd_per_hour: 45.00")),
+                             ("field 'reserved_3y_usd_per_hour'", "the 3-year price 45.0 is "
+                              "above the 1-year price 40.59", "terms are not swapped"),
+                             "reserved_3y_usd_per_hour: 45.00", "clouds"),
+    "cloud-per-gpu-price-as-reserved": Bad(clouds(edit(P5, "on_demand_usd_per_hour: 68.80",
+                                                       "on_demand_usd_per_hour: 8.60")),
+                                           ("field 'reserved_1y_usd_per_hour'",
+                                            "the 1-year price 40.59 is above the on-demand "
+                                            "price 8.6"), "reserved_1y_usd_per_hour:", "clouds"),
+    "cloud-missing-price-date": Bad(clouds(edit(P5, '    price_date: "2025-11"\n', "")),
+                                    ("entry 'aws-p5.48xlarge'", "field 'price_date'",
+                                     "required field is missing", "add price_date: when the "
+                                     "on-demand price was true, YYYY-MM"), "aws-p5.48xlarge:",
+                                    "clouds"),
+    "cloud-bad-price-date": Bad(clouds(edit(P5, '"2025-11"', '"Nov 2025"')),
+                                ("field 'price_date'", "must be a date YYYY-MM, got 'Nov 2025'",
+                                 "e.g. '2026-03'"), "price_date:", "clouds"),
+    "cloud-missing-source": Bad(clouds(edit(P5, P5.splitlines()[-2] + "\n", "")),
+                                ("entry 'aws-p5.48xlarge'", "field 'source'",
+                                 "required field is missing"), "aws-p5.48xlarge:", "clouds"),
+    "cloud-zero-gpus": Bad(clouds(edit(P5, "gpus_per_instance: 8", "gpus_per_instance: 0")),
+                           ("field 'gpus_per_instance'", "must be greater than 0, got 0"),
+                           "gpus_per_instance: 0", "clouds"),
+    "cloud-negative-gpus": Bad(clouds(edit(P5, "gpus_per_instance: 8",
+                                           "gpus_per_instance: -8")),
+                               ("field 'gpus_per_instance'", "must not be negative, got -8"),
+                               "gpus_per_instance: -8", "clouds"),
+    "cloud-fractional-gpus": Bad(clouds(edit(P5, "gpus_per_instance: 8",
+                                             "gpus_per_instance: 0.5")),
+                                 ("field 'gpus_per_instance'", "must be a whole number, got 0.5"),
+                                 "gpus_per_instance: 0.5", "clouds"),
+    "cloud-unknown-field": Bad(clouds(edit(P5, "reserved_1y_usd_per_hour:",
+                                           "reserved_1yr_usd_per_hour:")),
+                               ("field 'reserved_1yr_usd_per_hour'", "unknown field",
+                                "did you mean 'reserved_1y_usd_per_hour'?"),
+                               "reserved_1yr_usd_per_hour:", "clouds"),
+    "servers-file-as-clouds": Bad(servers(HGX_H100), ("top-level 'clouds:'", "['servers']"),
+                                  "servers:", "clouds"),
+}
+
 ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "unknown-model": (["--model", "llama-3.1-9b"],
                       ("--model llama-3.1-9b", "unknown model", "did you mean 'llama-3.1-8b'?")),
@@ -291,12 +394,43 @@ def test_cases_start_from_valid_entries(tmp_path: Path) -> None:
         assert result.exit_code == 0, (model, result.output, result.exception)
 
 
+def test_server_and_cloud_cases_start_from_valid_entries(tmp_path: Path) -> None:
+    """The unbroken server and cloud entries load, so each case's error is its one change."""
+    shipped = load_gpus()
+    (tmp_path / "servers.yaml").write_text(servers(HGX_H100, MI300X_SERVER), encoding="utf-8")
+    assert set(load_servers(tmp_path / "servers.yaml", shipped).entries) == {"hgx-h100-8",
+                                                                              "mi300x-8"}
+    (tmp_path / "clouds.yaml").write_text(clouds(P5), encoding="utf-8")
+    offer = load_clouds(tmp_path / "clouds.yaml", shipped).entries["aws-p5.48xlarge"]
+    assert offer.number("reserved_3y_usd_per_hour") == 24.77
+
+
 @pytest.mark.parametrize("case", list(CATALOG_CASES.values()), ids=list(CATALOG_CASES))
 def test_malformed_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
     path = tmp_path / f"{case.section}.yaml"
     _write(path, case.content)
     message = _error(["calc", "--model", "llama-3.1-8b", "--gpu", "a100-40gb-sxm",
                       f"--{case.section}", str(path)])
+    _check_message(message, path, case)
+
+
+@pytest.mark.parametrize("case", list(SERVER_CASES.values()), ids=list(SERVER_CASES))
+def test_malformed_server_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / "servers.yaml"
+    _write(path, case.content)
+    _check_message(_error(["size", "--servers", str(path)]), path, case)
+
+
+@pytest.mark.parametrize("case", list(CLOUD_CASES.values()), ids=list(CLOUD_CASES))
+def test_malformed_cloud_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / "clouds.yaml"
+    _write(path, case.content)
+    with pytest.raises(CatalogError) as caught:
+        load_clouds(path, load_gpus())
+    _check_message(str(caught.value), path, case)
+
+
+def _check_message(message: str, path: Path, case: Bad) -> None:
     assert message.startswith(str(path)), message
     for fragment in case.expect:
         assert fragment in message, f"{fragment!r} not in:\n{message}"
@@ -337,6 +471,48 @@ def test_real_entry_point_exits_1_without_traceback(tmp_path: Path, name: str) -
     assert done.stdout == ""
     assert done.stderr.startswith(f"Error: {path}"), done.stderr
     assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
+
+
+# A command that only loads a clouds catalog, run through the real entry point (main), as no
+# command reads the clouds catalog yet: its errors reach the user like every catalog error.
+CLOUDS_ENTRY = """
+import sys, click
+from planner import cli
+from planner.inputs.catalog import load_clouds, load_gpus
+
+@cli.cli.command("load-clouds")
+@click.argument("path")
+def load(path):
+    load_clouds(path, load_gpus())
+
+sys.argv = ["planner", "load-clouds", sys.argv[1]]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("name", ["cloud-unknown-gpu", "cloud-1y-above-on-demand",
+                                  "cloud-missing-source"])
+def test_cloud_errors_exit_1_without_traceback(tmp_path: Path, name: str) -> None:
+    case = CLOUD_CASES[name]
+    path = tmp_path / "clouds.yaml"
+    _write(path, case.content)
+    env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
+    done = subprocess.run([sys.executable, "-c", CLOUDS_ENTRY, str(path)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"Error: {path}"), done.stderr
+    assert case.expect[-1] in done.stderr
+    assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
+
+
+def test_server_error_exits_1_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "servers.yaml"
+    _write(path, SERVER_CASES["server-vendor-not-the-gpus"].content)
+    done = _planner("size", "--servers", str(path))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"Error: {path}"), done.stderr
+    assert "made by NVIDIA" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize("args, expect, code", [

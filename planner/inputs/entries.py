@@ -62,6 +62,12 @@ class Server(Entry):
 
 
 @dataclass(frozen=True)
+class Cloud(Entry):
+    """One rentable offer: a provider's instance of one GPU type, priced per instance-hour on
+    demand and with 1- and 3-year commitments."""
+
+
+@dataclass(frozen=True)
 class Workload(Entry):
     def ids(self, name: str) -> list[str]:
         value = self.values.get(name)

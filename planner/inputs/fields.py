@@ -1,6 +1,7 @@
-"""What each catalog field means: the schema of models, GPUs, servers and workloads (type, help,
-whether required), the Hugging Face fields a models YAML may carry and skip, and the check of
-one value against its field, with a located error that says what would be right."""
+"""What each catalog field means: the schema of models, GPUs, servers, workloads and cloud offers
+(type, help, whether required, the values a text field may take), the Hugging Face fields a
+models YAML may carry and skip, and the check of one value against its field, with a located
+error that says what would be right."""
 
 from __future__ import annotations
 
@@ -22,18 +23,19 @@ class FieldSpec:
     required: bool = False
     allow_zero: bool = False  # numbers are > 0 unless this is set
     help: str = ""
+    choices: tuple[str, ...] = ()  # the values a text field may take; any text when empty
 
 
 def _int(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
     return FieldSpec("int", required, allow_zero, help)
 
 
-def _num(help: str, required: bool = False) -> FieldSpec:
-    return FieldSpec("number", required, False, help)
+def _num(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
+    return FieldSpec("number", required, allow_zero, help)
 
 
-def _text(help: str, required: bool = False) -> FieldSpec:
-    return FieldSpec("text", required, False, help)
+def _text(help: str, required: bool = False, choices: tuple[str, ...] = ()) -> FieldSpec:
+    return FieldSpec("text", required, False, help, choices)
 
 
 MODEL_FIELDS: dict[str, FieldSpec] = {
@@ -178,9 +180,14 @@ GPU_FIELDS: dict[str, FieldSpec] = {
                                "compute_efficiency"),
 }
 
+SERVER_VENDORS = ("nvidia", "amd", "intel")
+FABRICS = ("ethernet", "infiniband")
+
 SERVER_FIELDS: dict[str, FieldSpec] = {
     "name": _text("display name"),
     "gpu": _text("the GPU id (catalogs/gpus.yaml) the server carries", True),
+    "vendor": _text("who makes the GPUs: nvidia, amd or intel (the GPU catalog's vendor)",
+                    choices=SERVER_VENDORS),
     "gpus_per_server": _int("GPUs in one server (or rack-scale unit)", True),
     "scale_up_gpus": _int("GPUs one tensor-parallel group may span (the NVLink domain); "
                           "default gpus_per_server"),
@@ -190,7 +197,18 @@ SERVER_FIELDS: dict[str, FieldSpec] = {
     "whole_rack": FieldSpec("bool", help="true when the unit is a rack of its own (GB200 "
                                          "NVL72): it brings its own power and cooling"),
     "price_date": _text("when the price was true, YYYY-MM", True),
-    "source": _text("where price, power and size come from", True),
+    "support_usd_per_gpu_year": _num("software subscription per GPU-year, USD: NVIDIA AI "
+                                     "Enterprise list ($4,500) where not bundled; 0 for AMD "
+                                     "(ROCm is free) and where the card bundles it (H100 "
+                                     "PCIe/NVL, H200 NVL); absent: the "
+                                     "support_usd_per_gpu_year assumption", allow_zero=True),
+    "fabric": _text("the scale-out network the server is costed with: ethernet (a front-end "
+                    "network; single-node inference, every replica inside one server) or "
+                    "infiniband (an 8-rail backend; replicas spanning servers)",
+                    choices=FABRICS),
+    "network_usd_per_server": _num("that network's cost per server, USD: switch share and "
+                                   "cables (the NICs are in price_usd)", allow_zero=True),
+    "source": _text("where price, power, size, support and network come from", True),
     "notes": _text("anything a reader should know"),
 }
 
@@ -215,6 +233,21 @@ WORKLOAD_FIELDS: dict[str, FieldSpec] = {
     "notes": _text("anything a reader should know"),
 }
 
+CLOUD_FIELDS: dict[str, FieldSpec] = {
+    "provider": _text("who rents it, e.g. aws, azure, gcp, coreweave, lambda", True),
+    "instance": _text("the instance type or node as the provider's price list names it", True),
+    "gpu": _text("the GPU id (catalogs/gpus.yaml) the instance carries", True),
+    "gpus_per_instance": _int("GPUs in one instance", True),
+    "on_demand_usd_per_hour": _num("on-demand price of one instance per hour, USD", True),
+    "reserved_1y_usd_per_hour": _num("price of one instance per hour with a 1-year commitment, "
+                                     "USD (no more than on-demand)", True),
+    "reserved_3y_usd_per_hour": _num("price of one instance per hour with a 3-year commitment, "
+                                     "USD (no more than the 1-year price)", True),
+    "price_date": _text("when the on-demand price was true, YYYY-MM", True),
+    "source": _text("where the prices come from and what it says", True),
+    "notes": _text("anything a reader should know: which prices are derived, and how"),
+}
+
 # Numeric fields the arithmetic reads; absent ones read as 0 like a blank spreadsheet cell.
 MODEL_NUMERIC = [k for k, s in MODEL_FIELDS.items() if s.kind in ("int", "number", "bool")]
 MODEL_LAYER_COUNTS = [f"{t.split('_')[0]}_attention_layers" for t in LAYER_TYPES]
@@ -234,6 +267,10 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
             value = value.isoformat()  # YAML reads 2026-03-01 as a date
         if not isinstance(value, str) or not value.strip():
             raise CatalogError(loc, f"must be text, got {value!r}", "write it as a quoted string")
+        if spec.choices and value not in spec.choices:
+            close = difflib.get_close_matches(value.lower(), spec.choices, n=1)
+            raise CatalogError(loc, f"must be one of {', '.join(spec.choices)}, got {value!r}",
+                               f"did you mean '{close[0]}'?" if close else spec.help)
         return value
     if spec.kind == "bool":
         if not isinstance(value, bool):

@@ -39,12 +39,15 @@ WORKLOAD_NUMERIC = [k for k, s in WORKLOAD_FIELDS.items() if s.kind in ("int", "
 WORKLOAD_COLUMNS = ["id", "name", "model", *WORKLOAD_NUMERIC, "weights", "kv", "gpus",
                     "source", "notes"]
 SERVER_NUMERIC = [k for k, s in SERVER_FIELDS.items() if s.kind in ("int", "number", "bool")]
-SERVER_COLUMNS = ["id", "name", "gpu", *SERVER_NUMERIC, "price_date", "source", "notes"]
+SERVER_TEXT = [k for k, s in SERVER_FIELDS.items()  # ids and choices: gpu, vendor, fabric
+               if s.kind == "text" and k not in ("name", "price_date", "source", "notes")]
+SERVER_COLUMNS = ["id", "name", *SERVER_TEXT, *SERVER_NUMERIC, "price_date", "source", "notes"]
 UNITS = {
     "rate_rps": "requests/s", "tokens_per_day": "tokens/day", "peak_to_average": "ratio",
     "prompt_tokens": "tokens", "output_tokens": "tokens", "ttft_s": "s", "itl_s": "s",
     "spare_replicas": "replicas", "gpus_per_server": "GPUs", "scale_up_gpus": "GPUs",
     "price_usd": "USD", "power_kw": "kW", "rack_units": "U", "whole_rack": "TRUE/FALSE",
+    "support_usd_per_gpu_year": "USD/GPU-year", "network_usd_per_server": "USD",
 }
 
 # Fleet columns: workload and server, the configuration, lookups, row and fleet quantities.
@@ -103,7 +106,8 @@ def _entry_cell(entry: Entry, field: str) -> Cell:
     value = entry.values.get(field)
     if isinstance(value, list):
         return Input(", ".join(value))
-    if field == "price_usd" and value is not None:
+    if field in ("price_usd", "support_usd_per_gpu_year", "network_usd_per_server") and (
+            value is not None):
         return Input(value, '"$"#,##0')
     return Input(value, "#,##0.####" if isinstance(value, int | float) and not isinstance(
         value, bool) else "General")
@@ -128,14 +132,15 @@ def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
 
 
 def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([22, 44, 14] + [14] * len(SERVER_NUMERIC) + [12, 70, 60])
+    w.widths([22, 44] + [14] * len(SERVER_TEXT) + [14] * len(SERVER_NUMERIC) + [12, 70, 60])
     styles.print_setup(w.ws, title_rows="1:1")
     w.ws.freeze_panes = "B2"
     heads = {"price_usd": "Price [USD]"}
     w.append([Styled(heads.get(c) or (f"{c} [{UNITS[c]}]" if c in UNITS else c), styles.HEADER)
               for c in SERVER_COLUMNS])
     for entry in plan.servers.entries.values():
-        cells: list[Cell] = [Styled(entry.id), Styled(entry.name), Input(entry.text("gpu"))]
+        cells: list[Cell] = [Styled(entry.id), Styled(entry.name)]
+        cells += [Input(entry.text(c) or None) for c in SERVER_TEXT]
         w.append(cells + [_entry_cell(entry, c) for c in SERVER_NUMERIC]
                  + [Input(entry.text("price_date")), Styled(entry.source),
                     Styled(entry.text("notes"))])
