@@ -13,6 +13,7 @@ from planner import __version__
 from planner.errors import PlannerError
 from planner.inputs.assumptions import parse_overrides
 from planner.inputs.catalog import (
+    DEFAULT_CLOUDS,
     DEFAULT_GPUS,
     DEFAULT_MODELS,
     DEFAULT_SERVERS,
@@ -43,6 +44,10 @@ workloads_option = click.option(
 servers_option = click.option(
     "--servers", "servers_path", type=click.Path(path_type=Path), default=DEFAULT_SERVERS,
     show_default="shipped catalogs/servers.yaml", help="Server catalog (YAML).")
+clouds_option = click.option(
+    "--clouds", "clouds_path", type=click.Path(path_type=Path), default=DEFAULT_CLOUDS,
+    show_default="shipped catalogs/clouds.yaml",
+    help="Cloud offers (YAML) the buy-or-rent verdict compares owning with.")
 set_option = click.option(
     "--set", "overrides", multiple=True, metavar="NAME=VALUE",
     help="Change an assumption, e.g. gpu_memory_utilization=0.85 or engine=sglang, or one "
@@ -142,6 +147,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
               help="Grid of configurations to expand (YAML).")
 @workloads_option
 @servers_option
+@clouds_option
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Output folder.")
 @set_option
@@ -150,7 +156,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
               help="Print a JSON summary of what was written instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
 def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: Path,
-          servers_path: Path, out_dir: Path, overrides: tuple[str, ...],
+          servers_path: Path, clouds_path: Path, out_dir: Path, overrides: tuple[str, ...],
           assumptions_file: Path | None, as_json: bool, quiet: bool) -> None:
     """Write the capacity-plan workbook (every derived cell a live formula) and HTML summary.
 
@@ -168,7 +174,7 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
     progress = None if quiet or as_json else _progress
     result = run_build(models_path, gpus_path, grid_path, out_dir,
                        _assumptions(assumptions_file, overrides), progress, workloads_path,
-                       servers_path)
+                       servers_path, clouds_path)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -185,6 +191,7 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
 @click.option("--workload", "names", multiple=True, metavar="NAME",
               help="Size only this workload (repeatable; default: all).")
 @servers_option
+@clouds_option
 @models_option
 @gpus_option
 @click.option("--model", help="Ad hoc workload: model id (with --rate, --prompt, --output).")
@@ -205,7 +212,8 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
 @set_option
 @assumptions_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
-def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, models_path: Path,
+def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, clouds_path: Path,
+         models_path: Path,
          gpus_path: Path, model: str | None, rate: float | None, prompt: int | None,
          output: int | None, ttft: float, itl: float, weights: tuple[str, ...],
          gpu_ids: tuple[str, ...], spares: int, overrides: tuple[str, ...],
@@ -226,7 +234,7 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
                    --ttft 1 --itl 0.05 --gpu h100-sxm --gpu l40s
       planner size --set electricity_usd_per_kwh=0.15 --set pue=1.4
     """
-    from planner.inputs.catalog import load_servers, load_workloads
+    from planner.inputs.catalog import load_clouds, load_servers, load_workloads
     from planner.inputs.overrides import apply
     from planner.inputs.workloads import adhoc_workloads
     from planner.outputs.terminal import size_report
@@ -242,7 +250,9 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, model
     else:
         workloads = apply(load_workloads(workloads_path, models, gpus), "workloads",
                           assumptions)
-    results = size_all(workloads, models, gpus, servers, assumptions, names)
+    clouds = apply(load_clouds(clouds_path, gpus, strict=clouds_path != DEFAULT_CLOUDS), "clouds",
+                   assumptions)
+    results = size_all(workloads, models, gpus, servers, assumptions, names, clouds)
     if as_json:
         click.echo(json.dumps(size_json(results), indent=2))
     else:

@@ -42,8 +42,7 @@ ASSUMPTIONS = {"engine": "none", "memory_basis": "marketed", "overhead_gib_per_g
                "electricity_usd_per_kwh": 0.08, "average_power_share": 0.75,
                "rack_power_kw": 40.8, "rack_units_per_rack": 42.0,
                "colocation_usd_per_kw_month": 180.0, "amortisation_years": 5.0,
-               "discount_rate": 0.08, "network_share_of_capex": 0.19,
-               "support_usd_per_gpu_year": 4500.0, "reserved_discount": 0.41}
+               "discount_rate": 0.08, "reserved_discount": 0.41, "redundancy": "none"}
 
 
 def world(tmp_path, workload=None, server=None):  # type: ignore[no-untyped-def]
@@ -125,9 +124,13 @@ def test_worked_example_by_hand(tmp_path) -> None:
     # Fleet: 2 GPUs in one 8-GPU server in one rack (min(42 // 8, 40.8 // 10) = 4 per rack).
     assert (v("gpus"), v("servers"), v("servers_per_rack"), v("racks")) == (2, 1, 4, 1)
     assert v("it_power_w") == 10000 and v("facility_power_w") == 12500
-    capex = 200000 / (1 - 0.19)
+    # The server states no cost lines: the Ethernet share of switch and cables ($1,600) and
+    # NVIDIA AI Enterprise ($4,500 per GPU-year) on every GPU bought (8), not only those used.
+    assert (v("gpus_bought"), v("replicas_installed"), v("extra_replicas")) == (8, 8, 6)
+    assert v("idle_gpus") == 0 and v("survives_server_loss") is False  # redundancy none
+    capex = 200000 + 1600
     energy = 10 * 0.75 * 1.25 * 8760 * 0.08
-    opex = energy + 10 * 180 * 12 + 2 * 4500
+    opex = energy + 10 * 180 * 12 + 8 * 4500
     pv = (1 - 1.08**-5) / 0.08
     assert v("capex_usd") == pytest.approx(capex)
     assert v("opex_usd_per_year") == pytest.approx(opex)
@@ -137,6 +140,8 @@ def test_worked_example_by_hand(tmp_path) -> None:
     prefill_share = 256 / 200 * prefill / tpot
     assert v("usd_per_million_output_tokens") == pytest.approx(annual * (1 - prefill_share)
                                                                / tokens_out * 1e6)
+    # No cloud offer carries this GPU: renting is the GPUs at the GPU's hourly price.
+    assert v("cloud_instances") == 0
     assert v("cloud_usd_per_year") == pytest.approx(2 * 2.0 * 8760)
     assert v("meets_targets") is True
     # The choice is the cheapest candidate meeting every target: TP 1 here.
@@ -392,7 +397,8 @@ def test_worked_example_tokens_per_day_fills_servers_and_racks(tmp_path) -> None
     assert v("rate_requests_per_second") == pytest.approx(rate)
     assert v("average_requests_per_second") == pytest.approx(rate / 2)
     per_replica = v("requests_per_second_per_replica")
-    replicas = max(math.ceil(rate / (per_replica * 0.8)), v("replicas_for_ttft"), 1)
+    replicas = max(math.ceil(rate / (per_replica * 0.8)), v("replicas_for_ttft"),
+                   v("replicas_for_itl_tail"), 1)
     assert v("replicas") == replicas
     per_server = 8 // c.candidate.tp
     assert v("servers") == math.ceil(replicas / per_server)
@@ -445,7 +451,7 @@ def test_a_workload_nothing_meets_is_named_and_not_bought(case: str) -> None:
     assert text.exit_code == 3, text.output
     assert f"CANNOT BE MET: {reason}" in text.output
     assert "Buy:" not in text.output and "0 of 1 workloads sized" in text.output
-    assert "Total: 0 GPUs, 0 servers" in text.output
+    assert "Total: 0 GPUs bought in 0 servers" in text.output
     result = CliRunner().invoke(cli, ["size", *args, "--json"])
     assert result.exit_code == 3
     out = json.loads(result.output)

@@ -345,15 +345,13 @@ ASSUMPTIONS: dict[str, Assumption] = {
             group="finance",
         ),
         Assumption(
-            "network_share_of_capex", "Network share of total capex", "fraction", 0.19,
-            "cluster interconnect is 19 % of total cluster cost (SemiAnalysis via Epoch)",
-            "docs/tco-evidence.md", minimum=0.0, maximum=0.9, group="finance",
-        ),
-        Assumption(
-            "support_usd_per_gpu_year", "Software and support per GPU-year", "USD/GPU-year",
-            4500.0,
-            "NVIDIA AI Enterprise list price $4,500 per GPU per year; set 0 where none is "
-            "bought", "docs/tco-evidence.md", minimum=0.0, maximum=100000.0, group="finance",
+            "redundancy", "Servers a workload may lose and still carry its peak", "none|n+1",
+            "n+1",
+            "n+1: the fleet carries each workload's peak rate with any one server down, so "
+            "spares sit in another server and a workload that needs one server buys a second; "
+            "none: spares may share the replicas' server (one failure can take it down)",
+            "docs/tco-evidence.md; reference/procurement-facts.md (failure rates)",
+            choices=("none", "n+1"), group="site",
         ),
         Assumption(
             "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",

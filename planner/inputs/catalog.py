@@ -178,8 +178,23 @@ def load_servers(path: Path | str, gpus: Catalog, strict: bool = True) -> Catalo
                                f"{scale} exceeds gpus_per_server "
                                f"{server.number('gpus_per_server')}",
                                "a tensor-parallel group stays inside one server")
-        entries[entry_id] = server
+        entries[entry_id] = _with_cost_defaults(server, gpus)
     return Catalog(path, _digest(path), entries)
+
+
+# A server that does not state its cost lines gets the rule the shipped catalog follows
+# (catalogs/servers.yaml header; docs/tco-evidence.md): NVIDIA AI Enterprise list per GPU-year
+# unless bundled, none for AMD or Intel; a single-node Ethernet share of switch and cables.
+SUPPORT_BY_VENDOR = {"nvidia": 4500.0, "amd": 0.0, "intel": 0.0}
+NETWORK_USD_PER_SERVER = 1600.0
+
+
+def _with_cost_defaults(server: Server, gpus: Catalog) -> Server:
+    values = dict(server.values)
+    vendor = server.text("vendor") or gpus.entries[server.text("gpu")].text("vendor").lower()
+    values.setdefault("support_usd_per_gpu_year", SUPPORT_BY_VENDOR.get(vendor, 4500.0))
+    values.setdefault("network_usd_per_server", NETWORK_USD_PER_SERVER)
+    return Server(server.id, values, server.lines, server.line, server.path)
 
 
 def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,

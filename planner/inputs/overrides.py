@@ -16,6 +16,7 @@ import yaml
 from planner.errors import ArgumentError, CatalogError, Location
 from planner.inputs.entries import Catalog
 from planner.inputs.fields import (
+    CLOUD_FIELDS,
     GPU_FIELDS,
     MODEL_FIELDS,
     SERVER_FIELDS,
@@ -27,7 +28,7 @@ from planner.inputs.yamlsource import Node
 
 SECTIONS: dict[str, Mapping[str, FieldSpec]] = {
     "models": MODEL_FIELDS, "gpus": GPU_FIELDS, "servers": SERVER_FIELDS,
-    "workloads": WORKLOAD_FIELDS,
+    "workloads": WORKLOAD_FIELDS, "clouds": CLOUD_FIELDS,
 }
 
 

@@ -32,6 +32,12 @@ def srv(name: str) -> Ref:
     return Ref("server", name)
 
 
+def cloud(name: str) -> Ref:
+    """A field of the cheapest cloud offer for the row's GPU (catalogs/clouds.yaml), or
+    ``offer_exists`` (1 where the GPU has one)."""
+    return Ref("cloud", name)
+
+
 def measured(name: str) -> Ref:
     """The planner's measured speed error for the row's GPU, engine and model class
     (catalogs/measured-accuracy.yaml): a value the Fleet sheet holds as an input."""
@@ -261,31 +267,63 @@ FLEET_QUANTITIES: list[Quantity] = [
              "the larger of ITL ÷ target and TTFT ÷ target at the percentile (99 when nothing "
              "fits)",
              display="ratio"),
-    Quantity("gpus", "GPUs", "GPUs", q("replicas") * _tp, "replicas × TP", kind="int"),
+    Quantity("gpus", "GPUs running the replicas", "GPUs", q("replicas") * _tp,
+             "replicas (spares included) × TP", kind="int"),
     Quantity("replicas_per_server", "Replicas per server", "replicas",
              INT(srv("gpus_per_server") / _tp),
              "whole TP groups in one server (a group never spans servers)", kind="int"),
-    Quantity("servers", "Servers", "servers",
+    Quantity("servers_for_replicas", "Servers holding the replicas", "servers",
              _ceil(q("replicas") / q("replicas_per_server")),
              "replicas / replicas per server, rounded up", kind="int"),
+    Quantity("servers", "Servers bought", "servers",
+             MAX(q("servers_for_replicas"),
+                 IF(a("redundancy").eq("n+1"),
+                    _ceil(q("serving_replicas") / q("replicas_per_server")) + 1, 0)),
+             "the servers holding the replicas; under redundancy n+1 at least one server more "
+             "than the serving replicas need, so the peak rate is still carried with any one "
+             "server down (spares sit in another server)", kind="int"),
+    Quantity("gpus_bought", "GPUs bought", "GPUs", q("servers") * srv("gpus_per_server"),
+             "servers × GPUs per server: what the order buys", kind="int"),
+    Quantity("replicas_installed", "Replicas the servers hold", "replicas",
+             q("servers") * q("replicas_per_server"),
+             "servers × replicas per server: GPUs a server leaves free run extra replicas, "
+             "headroom at no cost", kind="int"),
+    Quantity("extra_replicas", "Extra replicas in GPUs already bought", "replicas",
+             q("replicas_installed") - q("replicas"),
+             "replicas the servers hold − replicas planned", kind="int"),
+    Quantity("idle_gpus", "GPUs bought that no replica uses", "GPUs",
+             q("gpus_bought") - q("replicas_installed") * _tp,
+             "GPUs bought − replicas the servers hold × TP (a TP group needs its GPUs in one "
+             "server)", kind="int"),
+    Quantity("survives_server_loss", "Peak rate carried with one server down", "",
+             (q("servers") - 1) * q("replicas_per_server") >= q("serving_replicas"),
+             "(servers − 1) × replicas per server ≥ serving replicas", kind="bool"),
     Quantity("servers_per_rack", "Servers per rack", "servers",
              MIN(INT(a("rack_units_per_rack") / srv("rack_units")),
                  INT(a("rack_power_kw") / srv("power_kw"))),
              "the fewer of rack units ÷ server height and rack power ÷ server power",
              kind="int"),
-    Quantity("racks", "Racks", "racks",
+    Quantity("racks", "Racks (this workload alone)", "racks",
              IF(srv("whole_rack"), q("servers"),
                 _ceil(q("servers") / MAX(1, q("servers_per_rack")))),
              "servers / servers per rack, rounded up (a rack-scale unit is its own rack)",
              kind="int"),
+    Quantity("rack_share", "Share of racks (packed with the fleet)", "racks",
+             IF(srv("whole_rack"), q("servers"), q("servers") / MAX(1, q("servers_per_rack"))),
+             "servers / servers per rack, not rounded: the fleet's racks are its workloads' "
+             "shares added up and rounded up once", display="ratio"),
     Quantity("it_power_w", "IT power (maximum)", "W", q("servers") * srv("power_kw") * 1000,
              "servers × maximum server power"),
     Quantity("facility_power_w", "Facility power", "W", q("it_power_w") * a("pue"),
              "IT power × PUE"),
-    Quantity("capex_usd", "Capex", "USD",
-             q("servers") * srv("price_usd") / (1 - a("network_share_of_capex")),
-             "servers × server price, grossed up so the network is network_share_of_capex of "
-             "the total", display="usd"),
+    Quantity("server_capex_usd", "Servers", "USD", q("servers") * srv("price_usd"),
+             "servers × server price", display="usd"),
+    Quantity("network_capex_usd", "Network", "USD",
+             q("servers") * srv("network_usd_per_server"),
+             "servers × network cost per server (its fabric's switch share and cables)",
+             display="usd"),
+    Quantity("capex_usd", "Capex", "USD", q("server_capex_usd") + q("network_capex_usd"),
+             "servers + network", display="usd"),
     Quantity("energy_usd_per_year", "Energy per year", "USD",
              q("it_power_w") / 1000 * a("average_power_share") * a("pue") * HOURS_PER_YEAR
              * a("electricity_usd_per_kwh"),
@@ -294,8 +332,9 @@ FLEET_QUANTITIES: list[Quantity] = [
              q("it_power_w") / 1000 * a("colocation_usd_per_kw_month") * 12,
              "IT kW × colocation price per kW-month × 12", display="usd"),
     Quantity("support_usd_per_year", "Software and support per year", "USD",
-             q("gpus") * a("support_usd_per_gpu_year"), "GPUs × support per GPU-year",
-             display="usd"),
+             q("gpus_bought") * srv("support_usd_per_gpu_year"),
+             "GPUs bought × the server's support per GPU-year (NVIDIA AI Enterprise where not "
+             "bundled, 0 for AMD)", display="usd"),
     Quantity("opex_usd_per_year", "Opex per year", "USD",
              q("energy_usd_per_year") + q("colocation_usd_per_year")
              + q("support_usd_per_year"), "energy + colocation + support", display="usd"),
@@ -308,9 +347,10 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("tco_usd", "TCO over the amortisation period", "USD",
              q("capex_usd") + q("opex_usd_per_year") * q("present_value_factor"),
              "capex + opex × present-value factor (discounted at discount_rate)", display="usd"),
-    Quantity("annual_cost_usd", "Equivalent annual cost", "USD",
+    Quantity("annual_cost_usd", "Owned, equivalent annual cost", "USD",
              q("capex_usd") / q("present_value_factor") + q("opex_usd_per_year"),
-             "capex spread as an annuity (PMT) + opex", display="usd"),
+             "capex spread as an annuity at discount_rate over amortisation_years (PMT) + opex: "
+             "owning on the same yearly basis as renting", display="usd"),
     Quantity("prefill_time_share", "Share of GPU time on prefill", "fraction",
              q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds"),
              "interleaved prefill time ÷ time per output token", display="ratio"),
@@ -327,16 +367,52 @@ FLEET_QUANTITIES: list[Quantity] = [
              / (q("average_requests_per_second") * _P * SECONDS_PER_YEAR) * MILLION,
              "annual cost × prefill share of GPU time / input tokens a year × 10^6",
              display="usd"),
-    Quantity("cloud_usd_per_year", "Same GPUs rented on demand, per year", "USD",
-             q("gpus") * Ref("gpu", "price_per_hour_usd") * HOURS_PER_YEAR,
-             "GPUs × on-demand GPU-hour price × 8,760 h", display="usd"),
-    Quantity("cloud_reserved_usd_per_year", "Same GPUs reserved, per year", "USD",
-             q("cloud_usd_per_year") * (1 - a("reserved_discount")),
-             "on-demand per year × (1 − reserved discount)", display="usd"),
+    Quantity("cloud_replicas_per_instance", "Replicas per cloud instance", "replicas",
+             IF(cloud("offer_exists"), INT(cloud("gpus_per_instance") / _tp), 0),
+             "whole TP groups in one instance of the cheapest offer for this GPU "
+             "(catalogs/clouds.yaml); 0 where there is none", kind="int"),
+    Quantity("cloud_instances", "Cloud instances to rent", "instances",
+             IF(q("cloud_replicas_per_instance") > 0,
+                _ceil(q("replicas") / q("cloud_replicas_per_instance")), 0),
+             "replicas (spares included) / replicas per instance, rounded up", kind="int"),
+    Quantity("cloud_usd_per_year", "Rented on demand, per year", "USD",
+             IF(q("cloud_instances") > 0,
+                q("cloud_instances") * cloud("on_demand_usd_per_hour") * HOURS_PER_YEAR,
+                q("gpus") * Ref("gpu", "price_per_hour_usd") * HOURS_PER_YEAR),
+             "instances × on-demand price per instance-hour × 8,760 h (no offer for this "
+             "GPU and TP: GPUs × the GPU's hourly price)", display="usd"),
+    Quantity("cloud_reserved_usd_per_year", "Rented 1-year reserved, per year", "USD",
+             IF(q("cloud_instances") > 0,
+                q("cloud_instances") * cloud("reserved_1y_usd_per_hour") * HOURS_PER_YEAR,
+                q("cloud_usd_per_year") * (1 - a("reserved_discount"))),
+             "instances × 1-year reserved price × 8,760 h (no offer: on demand × (1 − "
+             "reserved_discount))", display="usd"),
+    Quantity("cloud_reserved_3y_usd_per_year", "Rented 3-year reserved, per year", "USD",
+             IF(q("cloud_instances") > 0,
+                q("cloud_instances") * cloud("reserved_3y_usd_per_hour") * HOURS_PER_YEAR,
+                q("cloud_usd_per_year") * (1 - a("reserved_discount"))),
+             "instances × 3-year reserved price × 8,760 h (no offer: on demand × (1 − "
+             "reserved_discount))", display="usd"),
     Quantity("break_even_utilisation", "Break-even utilisation against on-demand", "fraction",
              q("annual_cost_usd") / q("cloud_usd_per_year"),
-             "owned annual cost ÷ on-demand annual cost: renting is cheaper below this busy "
-             "share", display="ratio"),
+             "owned annual cost ÷ on-demand annual cost: renting on demand is cheaper when the "
+             "GPUs would be busy less than this share of the year", display="ratio"),
+    Quantity("cheapest_rent_usd_per_year", "Cheapest rent, per year", "USD",
+             MIN(q("cloud_usd_per_year"), q("cloud_reserved_usd_per_year"),
+                 q("cloud_reserved_3y_usd_per_year")),
+             "the least of on demand, 1-year and 3-year reserved", display="usd"),
+    Quantity("verdict", "Buy or rent", "",
+             IF(q("annual_cost_usd") <= q("cheapest_rent_usd_per_year"), "buy",
+                IF(q("cloud_reserved_3y_usd_per_year") <= q("cheapest_rent_usd_per_year"),
+                   "rent 3-year reserved",
+                   IF(q("cloud_reserved_usd_per_year") <= q("cheapest_rent_usd_per_year"),
+                      "rent 1-year reserved", "rent on demand"))),
+             "buy where the owned annual cost is no more than the cheapest rent; else the "
+             "cheapest rental term", kind="text"),
+    Quantity("verdict_saving_usd_per_year", "Saving of the verdict over the other", "USD",
+             MAX(q("annual_cost_usd"), q("cheapest_rent_usd_per_year"))
+             - MIN(q("annual_cost_usd"), q("cheapest_rent_usd_per_year")),
+             "|owned annual cost − cheapest rent|", display="usd"),
     Quantity("choice_key", "Choice key (lowest wins)", "USD",
              IF(q("meets_targets"), q("tco_usd"), NOT_MET * (1 + q("target_miss_ratio"))),
              "TCO when every target is met; otherwise after all that meet, closest miss first",

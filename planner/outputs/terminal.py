@@ -5,6 +5,8 @@ Bytes are shown in both GB (10^9) and GiB (2^30) where confusion costs money; ne
 
 from __future__ import annotations
 
+import math
+
 from planner.evidence.measured import speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
 from planner.inputs.model_shape import model_class
@@ -126,6 +128,44 @@ def money(x: float) -> str:
     return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
 
 
+def verdict_line(env) -> str:  # type: ignore[no-untyped-def]  # planner.plan.sizing.FleetEnv
+    """Buy or rent, on one basis: the owned equivalent annual cost against the cheapest rent."""
+    verdict = str(env.value("verdict"))
+    owned, rent = env.number("annual_cost_usd"), env.number("cheapest_rent_usd_per_year")
+    saving = money(env.number("verdict_saving_usd_per_year"))
+    offer = env.offer
+    where = (f"{int(env.number('cloud_instances'))} × {offer.text('provider')} "
+             f"{offer.text('instance')}" if offer is not None and env.number("cloud_instances")
+             else f"the {env.gpu.name}'s GPU-hour price")
+    if verdict == "buy":
+        return (f"Verdict: buy. Owning costs {money(owned)} a year (capex as an annuity + opex) "
+                f"against {money(rent)} for the cheapest rent ({where}); saves {saving}/year. "
+                f"Break-even utilisation against on demand "
+                f"{100 * env.number('break_even_utilisation'):.0f} %.")
+    return (f"Verdict: {verdict.upper()}. {where} cost {money(rent)} a year against "
+            f"{money(owned)} to own (capex as an annuity + opex); saves {saving}/year. "
+            f"Break-even utilisation against on demand "
+            f"{100 * env.number('break_even_utilisation'):.0f} %.")
+
+
+def order_line(env) -> str:  # type: ignore[no-untyped-def]  # planner.plan.sizing.FleetEnv
+    """What the order buys: servers at their dated unit price, GPUs bought, running, idle."""
+    server = env.server
+    extra, idle = int(env.number("extra_replicas")), int(env.number("idle_gpus"))
+    use = [f"{int(env.number('gpus'))} run the replicas"]
+    if extra:
+        use.append(f"{extra * env.candidate.tp} run {extra} extra replica"
+                   f"{'s' if extra != 1 else ''} at no cost")
+    if idle:
+        use.append(f"{idle} idle")
+    survives = ("survives one server down" if env.value("survives_server_loss") is True
+                else "NOT redundant: one server down loses capacity")
+    return (f"Buy: {int(env.number('servers'))} × {server.name} [{server.id}] at "
+            f"{money(server.number('price_usd'))} each (as of {server.text('price_date')}) = "
+            f"{int(env.number('gpus_bought'))} {env.candidate.gpu} GPUs bought: "
+            f"{', '.join(use)}; {survives}")
+
+
 def margin_line(env) -> str:  # type: ignore[no-untyped-def]  # planner.plan.sizing.FleetEnv
     """The measured speed error applied as margin, the replicas across its measured spread,
     and whether the plan is at risk at the pessimistic end."""
@@ -149,8 +189,9 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
     """The bill of quantities `planner size` prints: per workload what to buy and what it costs,
     whether each target is met, then the best option on every other server type."""
     lines: list[str] = []
-    totals = dict.fromkeys(("gpus", "servers", "racks", "it_power_w", "capex_usd",
-                            "opex_usd_per_year", "tco_usd"), 0.0)
+    totals = dict.fromkeys(("gpus_bought", "servers", "rack_share", "it_power_w", "capex_usd",
+                            "network_capex_usd", "opex_usd_per_year", "support_usd_per_year",
+                            "tco_usd"), 0.0)
     sized = 0
     for r in results:
         env = r.choice
@@ -166,18 +207,24 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             continue
         sized += 1
         lines += [
-            f"  Buy: {val('servers')} × {env.server.name} = {val('gpus')} × {c.gpu} GPUs in "
-            f"{val('racks')} rack(s), {val('it_power_w') / 1000:,.1f} kW IT "
-            f"({val('facility_power_w') / 1000:,.1f} kW facility)",
+            "  " + verdict_line(env),
+            "  " + order_line(env),
             f"  Run: {c.weights} weights, {c.kv} KV cache, TP {c.tp}, {val('replicas')} replicas "
-            f"({int(wl.number('spare_replicas'))} spare) × batch {val('batch_chosen')}",
-            f"  Cost: capex {money(val('capex_usd'))}, opex {money(val('opex_usd_per_year'))}/year "
-            f"({money(val('opex_usd_per_year') / 12)}/month), TCO {money(val('tco_usd'))} over "
+            f"({int(wl.number('spare_replicas'))} spare) × batch {val('batch_chosen')}; "
+            f"{val('racks')} rack(s) alone, {val('it_power_w') / 1000:,.1f} kW IT "
+            f"({val('facility_power_w') / 1000:,.1f} kW facility)",
+            f"  Cost: capex {money(val('capex_usd'))} (servers {money(val('server_capex_usd'))}, "
+            f"network {money(val('network_capex_usd'))}), opex "
+            f"{money(val('opex_usd_per_year'))}/year (energy "
+            f"{money(val('energy_usd_per_year'))}, colocation "
+            f"{money(val('colocation_usd_per_year'))}, support "
+            f"{money(val('support_usd_per_year'))}), TCO {money(val('tco_usd'))} over "
             f"{env.assumptions['amortisation_years']:g} years",
             f"  Per million tokens (owned): {money(val('usd_per_million_output_tokens'))} output, "
-            f"{money(val('usd_per_million_input_tokens'))} input; rented: "
-            f"{money(val('cloud_usd_per_year'))}/year on demand, "
-            f"{money(val('cloud_reserved_usd_per_year'))}/year reserved",
+            f"{money(val('usd_per_million_input_tokens'))} input; rented per year: "
+            f"{money(val('cloud_usd_per_year'))} on demand, "
+            f"{money(val('cloud_reserved_usd_per_year'))} 1-year, "
+            f"{money(val('cloud_reserved_3y_usd_per_year'))} 3-year reserved",
             f"  Targets at {percentile}: ITL {seconds_text(val('itl_percentile_seconds'))} (mean "
             f"{seconds_text(val('itl_seconds'))}; target {seconds_text(wl.number('itl_s'))}), "
             f"TTFT {seconds_text(val('ttft_percentile_seconds'))} (mean "
@@ -205,10 +252,12 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
     if sized < len(results):
         lines.append(f"{sized} of {len(results)} workloads sized; the total leaves out those "
                      "that cannot be met.")
-    lines.append(f"Total: {totals['gpus']:,.0f} GPUs, {totals['servers']:,.0f} servers, "
-                 f"{totals['racks']:,.0f} racks, {totals['it_power_w'] / 1000:,.1f} kW IT; capex "
-                 f"{money(totals['capex_usd'])}, opex {money(totals['opex_usd_per_year'])}/year, "
-                 f"TCO {money(totals['tco_usd'])}")
+    lines.append(f"Total: {totals['gpus_bought']:,.0f} GPUs bought in {totals['servers']:,.0f} "
+                 f"servers, {math.ceil(totals['rack_share'] - 1e-9):,.0f} racks packed, "
+                 f"{totals['it_power_w'] / 1000:,.1f} kW IT; capex {money(totals['capex_usd'])} "
+                 f"(network {money(totals['network_capex_usd'])}), opex "
+                 f"{money(totals['opex_usd_per_year'])}/year (support "
+                 f"{money(totals['support_usd_per_year'])}), TCO {money(totals['tco_usd'])}")
     lines.append("Estimates: speeds rest on the bandwidth and compute efficiencies and the "
                  "engine's per-step costs; prices are dated catalog figures (see "
                  "catalogs/servers.yaml); `planner list assumptions` shows every other input.")

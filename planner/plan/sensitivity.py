@@ -44,10 +44,6 @@ DRIVERS = [
            "after-tax cost of debt to a high hurdle rate"),
     Driver("average_power_share", "Average draw ÷ maximum", 0.6, 0.9,
            "lightly loaded to saturated inference servers"),
-    Driver("support_usd_per_gpu_year", "Support per GPU-year", 0.0, 4500.0,
-           "no software subscription to NVIDIA AI Enterprise list"),
-    Driver("network_share_of_capex", "Network share of capex", 0.1, 0.25,
-           "a small inference cluster to an InfiniBand fabric (Epoch: 19 %)"),
     Driver("target_utilisation", "Peak load ÷ capacity", 0.65, 0.9,
            "more headroom for bursts to the fleet-sim cap"),
 ]
@@ -102,7 +98,7 @@ def rerun(env: FleetEnv, assumptions: Mapping[str, float | str], factor: float =
     from planner.plan.calc import ModelEnv
 
     out = FleetEnv(env.workload, server, env.candidate, ModelEnv(env.model.model, assumptions),
-                   env.gpu, assumptions, env.speed, env.speed_end)
+                   env.gpu, assumptions, env.speed, env.speed_end, env.offer)
     return out
 
 
@@ -130,7 +126,8 @@ RESIZED = 3  # the largest swings are also re-sized (the whole search re-run)
 
 
 def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Catalog,
-                workloads: Catalog, assumptions: Mapping[str, float | str]) -> list[Swing]:
+                workloads: Catalog, assumptions: Mapping[str, float | str],
+                clouds: Catalog | None = None) -> list[Swing]:
     """Every driver at its low and high for the chosen configurations, sorted by the swing of
     total TCO, largest first; the RESIZED largest also with the whole search re-run."""
     chosen = bought(sized)
@@ -151,7 +148,7 @@ def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Cat
         for value in (swing.driver.low, swing.driver.high):
             values, factor = settings(swing.driver, value, assumptions)
             priced = servers if factor == 1.0 else _scaled(servers, factor)
-            again = size_all(workloads, models, gpus, priced, values, names)
+            again = size_all(workloads, models, gpus, priced, values, names, clouds)
             resized.append(_fleet_total(bought(again)))
         swing.resized_low, swing.resized_high = resized
     return out

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from planner.errors import ArgumentError, CatalogError
 from planner.evidence.measured import SpeedRatio, speed_on, speed_ratio, ttft_figures
 from planner.inputs.assumptions import resolve
+from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
@@ -39,7 +40,8 @@ class FleetEnv(RowEnv):
 
     def __init__(self, workload: Entry, server: Entry, candidate: Candidate, model: ModelEnv,
                  gpu: Entry, assumptions: Mapping[str, float | str],
-                 speed: SpeedRatio | None = None, speed_end: str = "median") -> None:
+                 speed: SpeedRatio | None = None, speed_end: str = "median",
+                 offer: Entry | None = None) -> None:
         p, o = int(workload.number("prompt_tokens")), int(workload.number("output_tokens"))
         scenario = Scenario(workload.text("model"), candidate.gpu, candidate.weights,
                             candidate.kv, candidate.tp, p + o, 1, p, o)
@@ -49,6 +51,7 @@ class FleetEnv(RowEnv):
         self.candidate = candidate
         self.speed = speed or SpeedRatio(1.0, 1.0, 1.0, 0, "no measured speed was given")
         self.speed_end = speed_end  # median; q1 (optimistic) or q3 (pessimistic) for the spread
+        self.offer = offer  # the cheapest cloud offer for this GPU, or None
 
     def lookup(self, kind: str, name: str) -> Value:
         if kind == "var" and name in FLEET_VARS:
@@ -59,6 +62,10 @@ class FleetEnv(RowEnv):
             return self.server.number(name)
         if kind == "measured":
             return float(getattr(self.speed, self.speed_end))
+        if kind == "cloud":
+            if name == "offer_exists":
+                return self.offer is not None
+            return self.offer.number(name) if self.offer is not None else 0
         return super().lookup(kind, name)
 
     def number(self, name: str) -> float:
@@ -188,7 +195,7 @@ def at_speed_end(env: FleetEnv, end: str) -> FleetEnv:
     """The same candidate with the measured speed error at one end of its interquartile range
     (q1: the model nearer right, optimistic; q3: further off, pessimistic)."""
     return FleetEnv(env.workload, env.server, env.candidate, env.model, env.gpu,
-                    env.assumptions, env.speed, end)
+                    env.assumptions, env.speed, end, env.offer)
 
 
 @dataclass(frozen=True)
@@ -217,9 +224,30 @@ def _key(env: FleetEnv) -> float:
     return float(value) if isinstance(value, int | float) else float("inf")
 
 
+def cheapest_offers(clouds: Catalog) -> dict[str, Entry]:
+    """For each GPU, the cloud offer with the lowest 3-year reserved price per GPU-hour (the
+    first of equals in catalog order): the one a fleet row rents, its prices live in the
+    workbook's Clouds sheet."""
+    best: dict[str, Entry] = {}
+    for offer in clouds.entries.values():
+        def per_gpu(e: Entry) -> float:
+            return e.number("reserved_3y_usd_per_hour") / max(1, e.number("gpus_per_instance"))
+
+        gpu = offer.text("gpu")
+        if gpu not in best or per_gpu(offer) < per_gpu(best[gpu]):
+            best[gpu] = offer
+    return best
+
+
+def default_clouds(gpus: Catalog) -> Catalog:
+    """The shipped cloud offers, for the GPUs `gpus` holds."""
+    return load_clouds(DEFAULT_CLOUDS, gpus, strict=False)
+
+
 def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: Catalog,
                   assumptions: Mapping[str, float | str],
-                  model_envs: dict[str, ModelEnv] | None = None) -> Sized:
+                  model_envs: dict[str, ModelEnv] | None = None,
+                  offers: Mapping[str, Entry] | None = None) -> Sized:
     envs = model_envs if model_envs is not None else {}
     mid = workload.text("model")
     if mid not in envs:
@@ -231,7 +259,7 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
         if c.gpu not in speeds:
             speeds[c.gpu] = speed_ratio(c.gpu, engine, kind, gpu_name=gpus.entries[c.gpu].name)
         env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
-                       assumptions, speeds[c.gpu])
+                       assumptions, speeds[c.gpu], offer=(offers or {}).get(c.gpu))
         for quantity in FLEET_QUANTITIES:
             env.value(quantity.name)
         rows.append(env)
@@ -245,7 +273,8 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
 
 def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalog,
              overrides: Mapping[str, float | str] | None = None,
-             names: list[str] | tuple[str, ...] = ()) -> list[Sized]:
+             names: list[str] | tuple[str, ...] = (),
+             clouds: Catalog | None = None) -> list[Sized]:
     assumptions = resolve(overrides)
     check_rack_limits(servers, assumptions)
     chosen = list(names) or list(workloads.entries)
@@ -254,11 +283,12 @@ def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalo
             raise ArgumentError(f"--workload {name}: unknown workload; known: "
                                 f"{', '.join(workloads.entries)}")
     envs: dict[str, ModelEnv] = {}
+    offers = cheapest_offers(clouds if clouds is not None else default_clouds(gpus))
     out = []
     for name in chosen:
         entry = workloads.entries[name]
         assert isinstance(entry, Workload)
-        out.append(size_workload(entry, models, gpus, servers, assumptions, envs))
+        out.append(size_workload(entry, models, gpus, servers, assumptions, envs, offers))
     return out
 
 

@@ -27,6 +27,7 @@ from planner.outputs.workbook.catalog_sheets import (
 from planner.outputs.workbook.cells import SheetWriter
 from planner.outputs.workbook.fleet_sheets import (
     write_budget,
+    write_clouds,
     write_fleet,
     write_servers,
     write_workloads,
@@ -38,6 +39,7 @@ from planner.outputs.workbook.layout import (
     BUDGET,
     CAPACITY,
     CHARTS,
+    CLOUDS,
     FLEET,
     FORMATS,
     GPUS,
@@ -62,7 +64,7 @@ from planner.outputs.workbook.view_sheets import (
 from planner.plan.plan import Plan
 
 SHEET_ORDER = [ABOUT, BUDGET, SCENARIOS, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS,
-               SERVERS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
+               SERVERS, CLOUDS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -84,6 +86,7 @@ def write_workbook(plan: Plan, path: Path,
         write_grid(writers[GRID], plan, progress)
         write_workloads(writers[WORKLOADS], plan, name)
         write_servers(writers[SERVERS], plan, name)
+        write_clouds(writers[CLOUDS], plan, name)
         blocks = write_fleet(writers[FLEET], plan)
         picks = write_budget(writers[BUDGET], plan, blocks, name)
         write_sensitivity(writers[SENSITIVITY], plan, blocks, picks, plan.swings)

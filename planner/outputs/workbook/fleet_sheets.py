@@ -10,7 +10,7 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
 
 from planner.inputs.entries import Entry
-from planner.inputs.fields import SERVER_FIELDS, WORKLOAD_FIELDS
+from planner.inputs.fields import CLOUD_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
 from planner.inputs.scenario import SCENARIO_FIELDS
 from planner.model.fleet import FLEET_QUANTITIES, FLEET_VARS
 from planner.model.quantities import QUANTITY_BY_NAME, ROW_QUANTITIES
@@ -22,6 +22,7 @@ from planner.outputs.workbook.grid_sheet import CONFIG_HEADERS, LOOKUP_HEADERS, 
 from planner.outputs.workbook.layout import (
     BUDGET,
     CATALOG_FIRST_ROW,
+    CLOUDS,
     FLEET,
     LOOKUPS,
     SERVERS,
@@ -55,7 +56,7 @@ FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
                  "server_row": ("server", "server_id")}
 # Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
 # and model class (catalogs/measured-accuracy.yaml), editable like any input.
-FLEET_INPUTS = ("measured_speed_ratio",)
+FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
 FLEET_COLUMNS = (["workload", "server", *SCENARIO_FIELDS, *FLEET_LOOKUPS, *FLEET_INPUTS]
                  + [q.name for q in ROW_QUANTITIES] + [q.name for q in FLEET_QUANTITIES])
 FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
@@ -83,6 +84,10 @@ class FleetRowRenderer(GridRowRenderer):
     def ref(self, kind: str, name: str) -> str:
         if kind == "measured":
             return self.col(f"measured_{name}")
+        if kind == "cloud":  # the row's cloud offer, looked up on the Clouds sheet
+            if name == "offer_exists":
+                return f"({self.col('cloud_row')}>0)"
+            return f"INDEX({cloud_name(name)},{self.col('cloud_row')})"
         return super().ref(kind, name)
 
 
@@ -152,10 +157,45 @@ def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
     styles.protect(w.ws)
 
 
+CLOUD_NUMERIC = [k for k, s in CLOUD_FIELDS.items() if s.kind in ("int", "number")]
+CLOUD_COLUMNS = ["id", "provider", "instance", "gpu", *CLOUD_NUMERIC, "price_date", "source",
+                 "notes"]
+CLOUD_UNITS = {"gpus_per_instance": "GPUs", "on_demand_usd_per_hour": "USD/instance-hour",
+               "reserved_1y_usd_per_hour": "USD/instance-hour",
+               "reserved_3y_usd_per_hour": "USD/instance-hour"}
+
+
+def cloud_name(field: str) -> str:
+    return f"cloud_{field}"
+
+
+def write_clouds(w: SheetWriter, plan: Plan, name: Namer) -> None:
+    """The cloud offers a fleet row may rent instead of buying (catalogs/clouds.yaml)."""
+    w.widths([26, 12, 26, 14] + [16] * len(CLOUD_NUMERIC) + [12, 70, 60])
+    styles.print_setup(w.ws, title_rows="1:1")
+    w.ws.freeze_panes = "B2"
+    w.append([Styled(f"{c} [{CLOUD_UNITS[c]}]" if c in CLOUD_UNITS else c, styles.HEADER)
+              for c in CLOUD_COLUMNS])
+    for entry in plan.clouds.entries.values():
+        cells: list[Cell] = [Styled(entry.id), Input(entry.text("provider")),
+                             Input(entry.text("instance")), Input(entry.text("gpu"))]
+        w.append(cells + [Input(entry.values.get(c), "#,##0.####") for c in CLOUD_NUMERIC]
+                 + [Input(entry.text("price_date")), Styled(entry.source),
+                    Styled(entry.text("notes"))])
+    last = max(w.row, CATALOG_FIRST_ROW)
+    for i, col in enumerate(CLOUD_COLUMNS, start=1):
+        if col in ("source", "notes", "price_date", "provider", "instance"):
+            continue
+        name(cloud_name(col), catalog_column_range(col, CLOUDS, get_column_letter(i),
+                                                   CATALOG_FIRST_ROW, last))
+    styles.protect(w.ws)
+
+
 def _positions(plan: Plan) -> dict[str, dict[str, int]]:
     out = lookup_positions(plan)
     out["workload_row"] = {k: i for i, k in enumerate(plan.workloads.entries, start=1)}
     out["server_row"] = {k: i for i, k in enumerate(plan.servers.entries, start=1)}
+    out["cloud_row"] = {k: i for i, k in enumerate(plan.clouds.entries, start=1)}
     return out
 
 
@@ -178,6 +218,11 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
             env.workload.id if column == "workload" else c.server)
         cells.append(Formula("=" + r.lookup(lookup), positions[lookup][key], "0"))
     cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
+    offer = env.offer.id if env.offer is not None else ""
+    cells.append(Input(offer))
+    offer_cell = r.col("cloud_offer")
+    cells.append(Formula(f'=IF({offer_cell}="",0,MATCH({offer_cell},cloud_id,0))',
+                         positions["cloud_row"].get(offer, 0), "0"))
     for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
         cells.append(Formula(q.expr.formula(r), env.value(q.name), _format(q.name)))
     return cells
@@ -210,6 +255,7 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
             *(LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
               for k in FLEET_LOOKUPS),
             "Measured speed error (planner ÷ published) [ratio]",
+            "Cloud offer rented instead [id]", "Cloud offers row [#]",
             *(_header(q.name) for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES])]
     w.append([Styled(h, styles.HEADER) for h in head])
     positions = _positions(plan)

@@ -19,6 +19,7 @@ ABOUT, ASSUMPTIONS, FORMATS, MODELS, GPUS = "About", "Assumptions", "Formats", "
 GRID, CAPACITY, CHARTS, VIEW_DATA = "Grid", "Capacity", "Charts", "View data"
 METHOD = "Method"
 BUDGET, FLEET, WORKLOADS, SERVERS = "Budget", "Fleet", "Workloads", "Servers"
+CLOUDS = "Clouds"
 SENSITIVITY, SCENARIOS = "Sensitivity", "Scenarios"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
