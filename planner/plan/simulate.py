@@ -33,6 +33,7 @@ arrival.
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from bisect import bisect_left
@@ -274,10 +275,10 @@ def step_times(env: FleetEnv) -> StepTimes:
 
 
 def at_load(env: FleetEnv, arrivals_per_second: float) -> FleetEnv:
-    """The same fleet row with `arrivals_per_replica` set: its closed forms at that load."""
-    loaded = FleetEnv(env.workload, env.server, env.candidate, env.model, env.gpu,
-                      env.assumptions, env.speed_ratio)
-    loaded.cache["arrivals_per_replica"] = arrivals_per_second
+    """The same fleet row with `arrivals_per_replica` set: its closed forms at that load (a
+    copy of the row, whatever it holds, with a memo of its own)."""
+    loaded = copy.copy(env)
+    loaded.cache = {"arrivals_per_replica": arrivals_per_second}
     return loaded
 
 
