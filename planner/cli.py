@@ -262,6 +262,101 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, cloud
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--workload", "name", metavar="NAME",
+              help="Workload from the workload catalog; its replica is the plan `planner size` "
+                   "chooses for it.")
+@workloads_option
+@servers_option
+@models_option
+@gpus_option
+@click.option("--model", help="Ad hoc workload: model id (with --rate, --prompt, --output).")
+@click.option("--rate", type=float, help="Ad hoc workload: design-peak requests per second.")
+@click.option("--prompt", type=int, help="Ad hoc workload: prompt tokens per request.")
+@click.option("--output", type=int, help="Ad hoc workload: output tokens per request.")
+@click.option("--ttft", type=float, default=2.0, show_default=True,
+              help="Ad hoc workload: time-to-first-token target, seconds.")
+@click.option("--itl", type=float, default=0.05, show_default=True,
+              help="Ad hoc workload: inter-token latency target, seconds.")
+@click.option("--weights", "weights", multiple=True,
+              help="Ad hoc workload: allowed weight format (repeatable; default bf16 and fp8).")
+@click.option("--gpu", "gpu_ids", multiple=True,
+              help="Ad hoc workload: allowed GPU id (repeatable; default: every GPU with a "
+                   "server).")
+@click.option("--requests", type=int, default=10_000, show_default=True,
+              help="Requests to simulate; the first 10% are left out as warm-up.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the arrival stream: the same seed gives the same numbers.")
+@click.option("--utilisation", type=float, default=None, metavar="U",
+              help="Load the replica at U × its capacity (requests per replica), e.g. 0.5.  "
+                   "[default: its share of the workload's peak rate]")
+@set_option
+@assumptions_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
+def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_path: Path,
+             gpus_path: Path, model: str | None, rate: float | None, prompt: int | None,
+             output: int | None, ttft: float, itl: float, weights: tuple[str, ...],
+             gpu_ids: tuple[str, ...], requests: int, seed: int, utilisation: float | None,
+             overrides: tuple[str, ...], assumptions_file: Path | None, as_json: bool) -> None:
+    """Simulate one serving replica of a workload's chosen plan, request by request, and print
+    its time to first token and inter-token latency (p50, p95, p99, mean) and output tokens
+    per second beside the closed forms `planner size` sizes with, at the same load.
+
+    Poisson arrivals (seeded) with the workload's prompt and output lengths; continuous
+    batching up to the plan's batch per replica; prompts processed in prefill steps of the
+    engine's token budget, mixed into decode steps (vLLM, TensorRT-LLM) or as passes of their
+    own that stall decoding (SGLang, --set engine=sglang). Step times come from the plan's own
+    quantities. A check on the closed forms: nothing here feeds the workbook.
+
+    \b
+    Examples:
+      planner simulate --workload chat-assistant-70b
+      planner simulate --workload rag-8b-long-context --utilisation 0.8 --json
+      planner simulate --model llama-3.1-8b --rate 10 --prompt 2000 --output 300 \\
+                       --ttft 1 --itl 0.05 --gpu h100-sxm --set engine=sglang
+      planner simulate --workload code-completion-7b --requests 50000 --seed 7
+    """
+    from planner.errors import ArgumentError
+    from planner.inputs.catalog import load_servers, load_workloads
+    from planner.inputs.overrides import apply
+    from planner.inputs.workloads import adhoc_workloads
+    from planner.outputs.terminal import simulate_report
+    from planner.plan.simulate import check_run, simulate_replica, simulation_json
+    from planner.plan.sizing import size_all
+
+    check_run(requests, utilisation)
+    assumptions = _assumptions(assumptions_file, overrides)
+    models = apply(load_models(models_path), "models", assumptions)
+    gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
+    servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
+    if model is not None or rate is not None:
+        if name is not None:
+            raise ArgumentError(f"--workload {name}: give either a catalog workload or an ad "
+                                "hoc one (--model, --rate, --prompt, --output), not both")
+        workloads = adhoc_workloads(model, rate, prompt, output, ttft, itl, weights, gpu_ids,
+                                    0, models, gpus)
+        names: tuple[str, ...] = ()
+    else:
+        workloads = apply(load_workloads(workloads_path, models, gpus), "workloads",
+                          assumptions)
+        if name is None:
+            raise ArgumentError("say which workload: --workload NAME (known: "
+                                f"{', '.join(workloads.entries)}), or an ad hoc one with "
+                                "--model, --rate, --prompt and --output")
+        names = (name,)
+    sized = size_all(workloads, models, gpus, servers, assumptions, names)[0]
+    if not sized.met:
+        click.echo(f"Note: no candidate meets {sized.workload.id}'s targets ({sized.cannot_meet});"
+                   " simulating the closest.", err=True)
+    assert sized.choice is not None
+    progress = None if as_json else _simulation_progress
+    run = simulate_replica(sized.choice, requests, seed, utilisation, progress)
+    if as_json:
+        click.echo(json.dumps(simulation_json(run), indent=2))
+    else:
+        click.echo(simulate_report(run))
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("logfile", type=click.Path(path_type=Path))
 @click.option("--model", help="Model id when the log's model is not in the catalog.")
 @click.option("--gpu", help="GPU id when the log does not name its device.")
@@ -477,6 +572,13 @@ def _progress(stage: str, done: int, total: int) -> None:
     from planner.outputs.progress import report
 
     report(stage, done, total)
+
+
+def _simulation_progress(stage: str, done: int, total: int) -> None:
+    """Requests simulated, on stderr, for runs over a few seconds."""
+    from planner.outputs.progress import report
+
+    report(stage, done, total, "requests")
 
 
 def main() -> None:

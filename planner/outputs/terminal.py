@@ -10,11 +10,14 @@ import math
 from planner.evidence.measured import speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
 from planner.inputs.model_shape import model_class
+from planner.model.engines import ENGINES
 from planner.model.expr import Value, XlError
 from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES
 from planner.model.quantity import Quantity
 from planner.model.units import GB, TB_PER_S, TFLOPS, GiB
+from planner.outputs.progress import duration
 from planner.plan.calc import ModelEnv, RowEnv
+from planner.plan.simulate import SimulationRun, percentile_of
 
 
 def bytes_text(n: float) -> str:
@@ -283,4 +286,63 @@ def import_report(item: Imported) -> str:
     if item.unknown:
         lines.append(f"  ignored, not recognised (check they do not change the shape): "
                      f"{', '.join(item.unknown)}")
+    return "\n".join(lines)
+
+
+def simulate_report(run: SimulationRun) -> str:
+    """What `planner simulate` prints: the replica and its load, then each simulated figure
+    beside the closed form at the same load."""
+    env, r, c = run.env, run.result, run.env.candidate
+    wl, val = env.workload, env.value
+    pct = percentile_of(env)
+    mixes = ENGINES[str(env.assumptions["engine"])].mixes_prefill
+    share = (f"--utilisation {run.requested_utilisation:g}" if run.requested_utilisation
+             else f"its share of the {val('rate_requests_per_second'):,.2f} requests/s peak over "
+                  f"{val('serving_replicas')} serving replica"
+                  + ("" if val("serving_replicas") == 1 else "s"))
+    lines = [
+        f"One replica of {wl.name} [{wl.id}]: {wl.text('model')} on {c.tp} × {c.gpu}, "
+        f"{c.weights} weights, {c.kv} KV cache, engine {env.assumptions['engine']}, at most "
+        f"{val('batch_chosen')} sequences (the plan's batch per replica)",
+        f"  {int(wl.number('prompt_tokens')):,} prompt tokens in prefill steps of up to "
+        f"{val('prefill_chunk_tokens'):,} tokens "
+        + ("mixed into decode steps" if mixes else "run as passes of their own")
+        + f", {int(wl.number('output_tokens')):,} output tokens",
+        f"  Load: {run.arrivals_per_second:,.3f} requests/s = {run.utilisation:.0%} of its "
+        f"capacity {val('requests_per_second_per_replica'):,.3f} requests/s ({share})",
+        f"  {r.requests:,} requests (seed {run.seed}), the first {r.requests - r.measured:,} "
+        f"left out as warm-up; {duration(r.seconds)} simulated in {r.steps:,} steps",
+        "",
+        f"  {'':<18}{'simulated':>12}{'closed form':>14}{'sim ÷ closed':>14}",
+    ]
+
+    def row(label: str, simulated: float, key: str | None, unit: str = "s") -> None:
+        closed = run.closed.get(key) if key else None
+        text = seconds_text(simulated) if unit == "s" else f"{simulated:,.0f}"
+        if closed is None:
+            lines.append(f"  {label:<18}{text:>12}")
+            return
+        shown = ("unbounded" if closed >= 1e9 else seconds_text(closed)) if unit == "s" \
+            else f"{closed:,.0f}"
+        ratio = f"{simulated / closed:.2f}" if 0 < closed < 1e9 else ""
+        lines.append(f"  {label:<18}{text:>12}{shown:>14}{ratio:>14}")
+
+    for kind, at, mean in (("TTFT", r.ttft_at, r.ttft_mean), ("ITL", r.itl_at, r.itl_mean)):
+        for p in sorted({50, 95, 99, pct}):
+            row(f"{kind} p{p:g}", at(p), f"{kind.lower()}_p{p:g}_seconds")
+        row(f"{kind} mean", mean, f"{kind.lower()}_mean_seconds")
+    row("Output tokens/s", r.output_tokens_per_second, "output_tokens_per_second", unit="tok")
+    lines += [
+        "",
+        f"Closed forms at this load and the workload's percentile (p{pct:g}): "
+        "ttft_percentile_seconds, ttft_mean_seconds, itl_percentile_seconds and itl_seconds of "
+        "planner/model/fleet.py; output tokens/s closed: arrivals × output tokens. Step times "
+        "from the same quantities (planner/plan/simulate.py): tpot_seconds − "
+        "prefill_per_step_seconds at the batch decoding, prefill_interleaved_seconds per prompt "
+        "token, prefill_pass_fixed_seconds for a pass with nothing decoding, × "
+        "speed_ratio_applied.",
+    ]
+    if run.utilisation >= 1:
+        lines.append("At or above capacity the queue grows for as long as requests arrive: the "
+                     "figures depend on --requests.")
     return "\n".join(lines)
