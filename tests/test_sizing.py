@@ -313,6 +313,12 @@ def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
             w["replicas_pessimistic"]
     totals = out["totals"]
     assert (totals.pop("workloads_sized"), totals.pop("workloads")) == (5, 5)
+    racks, unpacked = totals.pop("racks"), totals.pop("racks_unpacked")
+    assert racks == math.ceil(sum(w["rack_share"] for w in out["workloads"]) - 1e-9)
+    assert racks <= unpacked == sum(w["racks"] for w in out["workloads"])
+    owned, rent = totals.pop("owned_equivalent_annual_cost_usd"), totals.pop(
+        "cheapest_rent_usd_per_year")
+    assert totals.pop("verdict") == ("buy" if owned <= rent else "rent")
     for key, total in totals.items():
         assert total == pytest.approx(sum(w[key] for w in out["workloads"]))
 
@@ -537,3 +543,118 @@ def test_the_ttft_tail_is_the_md1_exponential_tail_past_the_percentile(tmp_path)
     fewer = 20 / (replicas - 1) * service
     assert fewer >= 1 or 0.5 * v("itl_seconds") + v("ttft_no_queue_seconds") + math.log(
         fewer / 0.5) * service / (2 * (1 - fewer)) > 0.6 - 0.05
+
+
+# -- what finance buys: the order, failure domains, buy or rent on one basis
+
+def offer_world(tmp_path, on_demand: float, reserved_1y: float, reserved_3y: float,
+                **kwargs):  # type: ignore[no-untyped-def]
+    models, gpus, servers, workloads, paths = world(tmp_path, **kwargs)
+    paths["clouds"] = tmp_path / "clouds.yaml"
+    paths["clouds"].write_text(yaml.safe_dump({"clouds": {"cloud-g": {
+        "provider": "example", "instance": "8g", "gpu": "g", "gpus_per_instance": 8,
+        "on_demand_usd_per_hour": on_demand, "reserved_1y_usd_per_hour": reserved_1y,
+        "reserved_3y_usd_per_hour": reserved_3y, "price_date": "2026-06",
+        "source": "worked example"}}}, sort_keys=False))
+    from planner.inputs.catalog import load_clouds
+
+    clouds = load_clouds(paths["clouds"], gpus)
+    return models, gpus, servers, workloads, clouds
+
+
+def test_buy_or_rent_worked_by_hand(tmp_path) -> None:
+    """The worked example's 2 replicas of TP 1 fit one 8-GPU instance: rent is that instance
+    for a year at each term; owning is the capex as an annuity at 8 % over 5 years + opex."""
+    models, gpus, servers, workloads, clouds = offer_world(tmp_path, 20.0, 14.0, 9.0)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS, clouds=clouds)
+    v = next(r for r in sized.rows if r.candidate.tp == 1).value
+    assert (v("cloud_replicas_per_instance"), v("cloud_instances")) == (8, 1)
+    assert v("cloud_usd_per_year") == pytest.approx(20.0 * 8760)  # 175,200
+    assert v("cloud_reserved_usd_per_year") == pytest.approx(14.0 * 8760)  # 122,640
+    assert v("cloud_reserved_3y_usd_per_year") == pytest.approx(9.0 * 8760)  # 78,840
+    capex = 200000 + 1600
+    opex = 10 * 0.75 * 1.25 * 8760 * 0.08 + 10 * 180 * 12 + 8 * 4500  # 64,170
+    pv = (1 - 1.08**-5) / 0.08  # 3.9927
+    owned = capex / pv + opex  # 50,492 + 64,170 = 114,662 a year
+    assert v("annual_cost_usd") == pytest.approx(owned)
+    assert owned == pytest.approx(114662, abs=1)
+    assert v("break_even_utilisation") == pytest.approx(owned / 175200)  # 65 %
+    assert v("verdict") == "rent 3-year reserved"
+    assert v("verdict_saving_usd_per_year") == pytest.approx(owned - 78840)  # 35,821
+    # The same offer at twice the price: owning wins by the difference.
+    models, gpus, servers, workloads, clouds = offer_world(tmp_path, 40.0, 28.0, 18.0)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS, clouds=clouds)
+    v = next(r for r in sized.rows if r.candidate.tp == 1).value
+    assert v("verdict") == "buy"
+    assert v("verdict_saving_usd_per_year") == pytest.approx(18.0 * 8760 - owned)
+
+
+def test_a_tp_group_larger_than_the_instance_cannot_be_rented_there(tmp_path) -> None:
+    models, gpus, servers, workloads, clouds = offer_world(tmp_path, 20.0, 14.0, 9.0)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS, clouds=clouds)
+    for row in sized.rows:  # an 8-GPU instance holds TP 8 once, TP 4 twice, TP 2 four times
+        per = 8 // row.candidate.tp
+        assert row.value("cloud_replicas_per_instance") == per
+        assert row.value("cloud_instances") == math.ceil(row.value("replicas") / per)
+
+
+def test_servers_hold_whole_tp_groups_by_hand(tmp_path) -> None:
+    """A 6-GPU server holds one TP-4 group (2 GPUs idle), so 3 replicas need 3 servers, not
+    ⌈12 / 6⌉ = 2; under n+1 a fourth."""
+    server = {"gpus_per_server": 6}
+    workload = {"rate_rps": 1, "spare_replicas": 0}
+    models, gpus, servers, workloads, _ = world(tmp_path, workload=workload, server=server)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    row = next(r for r in sized.rows if r.candidate.tp == 4)
+    replicas = row.value("replicas")
+    assert row.value("replicas_per_server") == 1
+    assert row.value("servers") == replicas  # one TP-4 group per 6-GPU server
+    assert row.value("idle_gpus") == 2 * replicas
+    [sized] = size_all(workloads, models, gpus, servers, {**ASSUMPTIONS, "redundancy": "n+1"})
+    row = next(r for r in sized.rows if r.candidate.tp == 4)
+    assert row.value("servers") == row.value("serving_replicas") + 1
+    assert row.value("survives_server_loss") is True
+
+
+def test_finance_invariants_over_every_shipped_workload(shipped_sizes) -> None:
+    *_, results = shipped_sizes
+    for r in results:
+        for env in r.rows:
+            v = env.value
+            per_server = int(env.server.number("gpus_per_server")) // env.candidate.tp
+            assert v("replicas_per_server") == per_server
+            assert v("servers") >= math.ceil(v("replicas") / per_server)
+            assert v("gpus_bought") == v("servers") * env.server.number("gpus_per_server")
+            assert v("gpus_bought") == (v("replicas") + v("extra_replicas")) \
+                * env.candidate.tp + v("idle_gpus")
+            # n+1 (the default): the peak is carried with the largest (any) server removed
+            assert (v("servers") - 1) * per_server >= v("serving_replicas")
+            assert v("survives_server_loss") is True
+            cheapest = min(v("cloud_usd_per_year"), v("cloud_reserved_usd_per_year"),
+                           v("cloud_reserved_3y_usd_per_year"))
+            assert (v("verdict") == "buy") == (v("annual_cost_usd") <= cheapest)
+            if env.server.text("vendor") == "amd":
+                assert v("support_usd_per_year") == 0
+            assert v("capex_usd") == pytest.approx(v("server_capex_usd")
+                                                   + v("network_capex_usd"))
+
+
+def test_raising_a_cloud_price_never_lowers_a_rent(shipped_sizes, tmp_path) -> None:
+    from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
+
+    models, gpus, servers, workloads, base = shipped_sizes
+    data = yaml.safe_load(DEFAULT_CLOUDS.read_text())
+    for entry in data["clouds"].values():
+        for key in ("on_demand_usd_per_hour", "reserved_1y_usd_per_hour",
+                    "reserved_3y_usd_per_hour"):
+            entry[key] *= 1.2
+    path = tmp_path / "clouds.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    dearer = size_all(workloads, models, gpus, servers,
+                      clouds=load_clouds(path, gpus, strict=False))
+    for a, b in zip(base, dearer, strict=True):
+        for x, y in zip(a.rows, b.rows, strict=True):
+            for key in ("cloud_usd_per_year", "cloud_reserved_usd_per_year",
+                        "cloud_reserved_3y_usd_per_year"):
+                assert y.value(key) >= x.value(key)
+            assert y.value("annual_cost_usd") == pytest.approx(x.value("annual_cost_usd"))

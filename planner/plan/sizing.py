@@ -344,6 +344,28 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
     out["replicas_optimistic"] = ends.optimistic
     out["replicas_pessimistic"] = ends.pessimistic
     out["at_risk"] = ends.at_risk
+    out["gpus_bought"] = _num(env, "gpus_bought")
+    out["gpus_used"] = _num(env, "gpus")
+    out["idle_gpus"] = _num(env, "idle_gpus")
+    out["extra_replicas"] = _num(env, "extra_replicas")
+    out["survives_server_loss"] = _num(env, "survives_server_loss")
+    out["rack_share"] = _num(env, "rack_share")
+    for key in ("server_capex_usd", "network_capex_usd", "support_usd_per_year",
+                "energy_usd_per_year", "colocation_usd_per_year",
+                "verdict_saving_usd_per_year"):
+        out[key] = _num(env, key)
+    offer = env.offer if env.value("cloud_instances") else None
+    out["rent"] = {
+        "instance": (f"{offer.text('provider')} {offer.text('instance')}" if offer is not None
+                     else None),
+        "offer": offer.id if offer is not None else None,
+        "instances": _num(env, "cloud_instances"),
+        "on_demand_usd_per_year": _num(env, "cloud_usd_per_year"),
+        "reserved_1y_usd_per_year": _num(env, "cloud_reserved_usd_per_year"),
+        "reserved_3y_usd_per_year": _num(env, "cloud_reserved_3y_usd_per_year"),
+    }
+    out["owned_equivalent_annual_cost_usd"] = _num(env, "annual_cost_usd")
+    out["verdict"] = _num(env, "verdict")
     out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]),
                                      model_class=model_class(env.model.model))
     out["measured_ttft"] = ttft_figures()
@@ -362,6 +384,17 @@ def size_json(results: list[Sized]) -> dict[str, object]:
     met = [w for w in workloads if w["met"]]
     totals: dict[str, object] = {k: sum(w[k] for w in met)  # type: ignore[misc]
                                  for k in _TOTALS}
+    for key in ("gpus_bought", "network_capex_usd", "support_usd_per_year"):
+        totals[key] = sum(w[key] for w in met)  # type: ignore[misc]
+    totals["racks"] = math.ceil(sum(w["rack_share"] for w in met) - 1e-9)  # type: ignore[misc]
+    totals["racks_unpacked"] = sum(w["racks"] for w in met)  # type: ignore[misc]
+    owned = sum(w["owned_equivalent_annual_cost_usd"] for w in met)  # type: ignore[misc]
+    rent = sum(min(w["rent"][k] for k in ("on_demand_usd_per_year",  # type: ignore[index]
+                                           "reserved_1y_usd_per_year",
+                                           "reserved_3y_usd_per_year")) for w in met)
+    totals["owned_equivalent_annual_cost_usd"] = owned
+    totals["cheapest_rent_usd_per_year"] = rent
+    totals["verdict"] = "buy" if owned <= rent else "rent"
     totals["workloads_sized"] = len(met)
     totals["workloads"] = len(workloads)
     return {"workloads": workloads, "totals": totals}
