@@ -354,6 +354,19 @@ ASSUMPTIONS: dict[str, Assumption] = {
             choices=("none", "n+1"), group="site",
         ),
         Assumption(
+            "horizon_quarters", "Quarters the purchase schedule covers", "quarters", 8.0,
+            "two years: a rack-scale system's lead time (up to four quarters) and a year of "
+            "service after it; demand further out is a guess",
+            "docs/tco-evidence.md", minimum=1.0, maximum=40.0, group="finance",
+        ),
+        Assumption(
+            "lead_time_weeks", "Weeks from order to delivery, for a server that gives none",
+            "weeks", 12.0,
+            "8-12 weeks for a mature generation bought through an OEM (Dell H100, 2024); "
+            "new-generation HGX 16-40 weeks, rack-scale NVL72 26-52 (procurement-facts 2)",
+            "docs/tco-evidence.md", minimum=0.0, maximum=104.0, group="site",
+        ),
+        Assumption(
             "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",
             0.41,
             "AWS 1-year commitment 41 % (3-year 64 %), Epoch's defaults",
@@ -469,7 +482,7 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
         if name.count(".") == 2:  # a catalog field, as --set SECTION.ID.FIELD=VALUE
             section, _, field = name.split(".")
             fields = SECTIONS.get(section, {})
-            if field not in fields or fields[field].kind in ("layers", "ids"):
+            if field not in fields or fields[field].kind in ("layers", "ids", "numbers"):
                 raise CatalogError(loc, "not a catalog field this file can change",
                                    f"SECTION.ID.FIELD with SECTION one of {', '.join(SECTIONS)} "
                                    "and FIELD a single value of that catalog")

@@ -239,6 +239,10 @@ def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
         if peak and peak < 1:
             raise CatalogError(w.locate("peak_to_average"),
                                f"must be at least 1 (peak ÷ average), got {peak}")
+        if "schedule" in values and "growth" in values:
+            raise CatalogError(w.locate("schedule"), "give growth or schedule, not both",
+                               "growth: a monthly rate the schedule compounds; schedule: the "
+                               "peak rate of each quarter after the first")
         entries[entry_id] = w
     return Catalog(path, _digest(path), entries)
 

@@ -19,11 +19,12 @@ LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "line
 
 @dataclass(frozen=True)
 class FieldSpec:
-    kind: str  # "int" | "number" | "bool" | "text" | "layers"
+    kind: str  # "int" | "number" | "bool" | "text" | "layers" | "ids" | "numbers"
     required: bool = False
     allow_zero: bool = False  # numbers are > 0 unless this is set
     help: str = ""
     choices: tuple[str, ...] = ()  # the values a text field may take; any text when empty
+    minimum: float | None = None  # a number may go down to this (negative) value when set
 
 
 def _int(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
@@ -208,6 +209,8 @@ SERVER_FIELDS: dict[str, FieldSpec] = {
                     choices=FABRICS),
     "network_usd_per_server": _num("that network's cost per server, USD: switch share and "
                                    "cables (the NICs are in price_usd)", allow_zero=True),
+    "lead_time_weeks": _num("weeks from order to delivery; absent: the lead_time_weeks "
+                            "assumption (which may be 0: in stock)"),
     "source": _text("where price, power, size, support and network come from", True),
     "notes": _text("anything a reader should know"),
 }
@@ -229,6 +232,14 @@ WORKLOAD_FIELDS: dict[str, FieldSpec] = {
     "gpus": FieldSpec("ids", help="allowed GPU ids (default: every GPU with a server)"),
     "spare_replicas": _int("replicas kept spare for failures and maintenance",
                            allow_zero=True),
+    "growth": FieldSpec("number", allow_zero=True, minimum=-1,
+                        help="growth of the peak rate per month, a fraction (0.08: 8 % a month; "
+                             "-0.05: 5 % fewer each month; at least -1); the purchase schedule "
+                             "compounds it, (1 + growth)^3 a quarter"),
+    "schedule": FieldSpec("numbers", help="peak rates of the quarters after the first, "
+                                          "requests/s, e.g. [30, 45, 60] (the first quarter's is "
+                                          "the workload's own peak, which the plan sizes; the "
+                                          "last holds to the horizon); instead of growth"),
     "source": _text("where the traffic shape and targets come from", True),
     "notes": _text("anything a reader should know"),
 }
@@ -278,6 +289,8 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
         return value
     if spec.kind in ("layers", "pattern"):
         return value  # checked with the rest of the entry
+    if spec.kind == "numbers":
+        return _numbers(spec, value, loc)
     if spec.kind == "ids":
         items = value if isinstance(value, list) else None
         if not items or not all(isinstance(i.value, str) for i in items):
@@ -291,7 +304,10 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
         raise CatalogError(loc, "is NaN (not a number)", f"expected {spec.help}")
     if isinstance(value, float) and math.isinf(value):
         raise CatalogError(loc, "is infinite", f"expected a finite {spec.help}")
-    if value < 0:
+    if spec.minimum is not None and value < spec.minimum:
+        raise CatalogError(loc, f"must be at least {spec.minimum:g}, got {value}",
+                           f"expected {spec.help}")
+    if value < 0 and spec.minimum is None:
         raise CatalogError(loc, f"must not be negative, got {value}", f"expected {spec.help}")
     if value == 0 and not spec.allow_zero:
         raise CatalogError(loc, "must be greater than 0, got 0",
@@ -301,3 +317,26 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
             raise CatalogError(loc, f"must be a whole number, got {value}", f"expected {spec.help}")
         return int(value)
     return value
+
+
+def _numbers(spec: FieldSpec, value: object, loc: Location) -> list[float | int]:
+    """A non-empty list of positive numbers; a bad item is located at its own line."""
+    items = value if isinstance(value, list) else None
+    if not items:
+        raise CatalogError(loc, f"must be a non-empty list of numbers, got {value!r}",
+                           f"e.g. [30, 45, 60]; {spec.help}")
+    out: list[float | int] = []
+    for i, item in enumerate(items, start=1):
+        number = item.value if isinstance(item, Node) else item
+        where = (Location(loc.path, item.line, entry=loc.entry, field=loc.field)
+                 if isinstance(item, Node) and item.line else loc)
+        if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(
+                number):
+            raise CatalogError(where, f"entry {i} must be a number, got {number!r}",
+                               f"expected {spec.help}")
+        if number <= 0:
+            raise CatalogError(where, f"entry {i} must be greater than 0, got {number}",
+                               "a peak rate in requests/s; a quarter with no traffic still "
+                               "needs a rate above 0")
+        out.append(number)
+    return out
