@@ -34,6 +34,7 @@ from planner.inputs.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, grid_fo
 from planner.inputs.scenario import Scenario, check_scenario
 from planner.plan.calc import BlockEnv, BlockRow, ModelEnv, RowEnv
 from planner.plan.scenarios import DEFAULT_SCENARIOS, NamedScenario, load_scenarios, scenario_totals
+from planner.plan.schedule import WorkloadSchedule, plan_schedules
 from planner.plan.sensitivity import Swing, sensitivity
 from planner.plan.sizing import Sized, size_all
 from planner.plan.summary import (
@@ -132,6 +133,7 @@ class Plan:
     swings: list[Swing] = field(default_factory=list)
     scenarios: list[NamedScenario] = field(default_factory=list)
     scenario_totals: list[dict[str, float]] = field(default_factory=list)
+    schedules: list[WorkloadSchedule] = field(default_factory=list)  # the bought workloads'
     gathered: GridSummary | None = None  # left by the first complete pass over the rows
 
     @property
@@ -199,4 +201,5 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                                   plan.assumptions, clouds)
         plan.scenarios = load_scenarios(scenarios_path)
         plan.scenario_totals = scenario_totals(plan.sized, plan.assumptions, plan.scenarios)
+        plan.schedules = plan_schedules(plan.sized)
     return plan
