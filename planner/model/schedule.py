@@ -345,4 +345,4 @@ CONSTANT_BY_NAME = {x.name: x for x in SCHEDULE_CONSTANTS}
 # The per-quarter sums over the workloads bought, in the order the totals list them.
 TOTALLED = ("rate_requests_per_second", "gpus", "servers", "servers_bought",
             "servers_installed", "gpus_installed", "gpus_rented", "capex_usd",
-            "depreciation_usd", "opex_usd", "cash_usd", "discounted_cash_usd")
+            "depreciation_usd", "rent_usd", "opex_usd", "cash_usd", "discounted_cash_usd")

@@ -54,6 +54,7 @@ from planner.outputs.workbook.layout import (
 )
 from planner.outputs.workbook.method_sheet import write_method
 from planner.outputs.workbook.scenarios_sheet import write_scenarios
+from planner.outputs.workbook.schedule_sheet import SCHEDULE, write_schedule
 from planner.outputs.workbook.sensitivity_sheet import write_sensitivity
 from planner.outputs.workbook.view_sheets import (
     view_envs,
@@ -63,8 +64,8 @@ from planner.outputs.workbook.view_sheets import (
 )
 from planner.plan.plan import Plan
 
-SHEET_ORDER = [ABOUT, BUDGET, SCENARIOS, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS,
-               SERVERS, CLOUDS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
+SHEET_ORDER = [ABOUT, BUDGET, SCENARIOS, SCHEDULE, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET,
+               WORKLOADS, SERVERS, CLOUDS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -91,6 +92,7 @@ def write_workbook(plan: Plan, path: Path,
         picks = write_budget(writers[BUDGET], plan, blocks, name)
         write_sensitivity(writers[SENSITIVITY], plan, blocks, picks, plan.swings)
         write_scenarios(writers[SCENARIOS], plan, blocks, picks)
+        write_schedule(writers[SCHEDULE], plan, blocks, picks, name)
         write_method(writers[METHOD])
         write_about(writers[ABOUT], plan)
     except BaseException:

@@ -49,6 +49,7 @@ UNITS = {
     "spare_replicas": "replicas", "gpus_per_server": "GPUs", "scale_up_gpus": "GPUs",
     "price_usd": "USD", "power_kw": "kW", "rack_units": "U", "whole_rack": "TRUE/FALSE",
     "support_usd_per_gpu_year": "USD/GPU-year", "network_usd_per_server": "USD",
+    "growth": "fraction/month", "lead_time_weeks": "weeks",
 }
 
 # Fleet columns: workload and server, the configuration, lookups, row and fleet quantities.
