@@ -211,13 +211,15 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
               help="Ad hoc workload: spare replicas.")
 @set_option
 @assumptions_option
+@click.option("--horizon", type=click.IntRange(1, 40), metavar="N", help="Also print the "
+              "purchase schedule by quarter over N quarters (horizon_quarters; --json has it).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, clouds_path: Path,
          models_path: Path,
          gpus_path: Path, model: str | None, rate: float | None, prompt: int | None,
          output: int | None, ttft: float, itl: float, weights: tuple[str, ...],
          gpu_ids: tuple[str, ...], spares: int, overrides: tuple[str, ...],
-         assumptions_file: Path | None, as_json: bool) -> None:
+         assumptions_file: Path | None, horizon: int | None, as_json: bool) -> None:
     """Size a fleet and a budget for each workload: GPUs, servers, racks, power, capex, opex,
     TCO and $ per million tokens, choosing the lowest-TCO configuration meeting every target.
 
@@ -233,14 +235,19 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, cloud
       planner size --model llama-3.1-8b --rate 10 --prompt 2000 --output 300 \\
                    --ttft 1 --itl 0.05 --gpu h100-sxm --gpu l40s
       planner size --set electricity_usd_per_kwh=0.15 --set pue=1.4
+      planner size --horizon 8 --set workloads.chat-assistant-70b.growth=0.08
     """
     from planner.inputs.catalog import load_clouds, load_servers, load_workloads
     from planner.inputs.overrides import apply
     from planner.inputs.workloads import adhoc_workloads
+    from planner.outputs.schedule_text import schedule_report
     from planner.outputs.terminal import size_report
+    from planner.plan.schedule import add_schedules, plan_schedules
     from planner.plan.sizing import size_all, size_json
 
     assumptions = _assumptions(assumptions_file, overrides)
+    if horizon is not None:
+        assumptions["horizon_quarters"] = float(horizon)
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
     servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
@@ -254,9 +261,11 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, cloud
                    assumptions)
     results = size_all(workloads, models, gpus, servers, assumptions, names, clouds)
     if as_json:
-        click.echo(json.dumps(size_json(results), indent=2))
+        click.echo(json.dumps(add_schedules(size_json(results), results), indent=2))
     else:
         click.echo(size_report(results))
+        if horizon is not None:
+            click.echo("\n" + schedule_report(plan_schedules(results)))
     if not all(r.met for r in results):
         raise SystemExit(CANNOT_BE_MET)
 
