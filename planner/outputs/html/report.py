@@ -26,6 +26,7 @@ from planner.outputs.html.capacity import (
 )
 from planner.outputs.html.charts import charts
 from planner.outputs.html.formatting import fmt_id, tokens_label
+from planner.outputs.html.schedule import schedule_context
 from planner.outputs.html.sources import assumption_rows, catalog_rows, metadata, method_rows
 from planner.plan.plan import Plan
 from planner.plan.summary import ANSWER_WEIGHTS, grid_prompt, headline_batch, reference_context
@@ -71,6 +72,7 @@ def build_context(plan: Plan) -> dict[str, object]:
         "gpu_sources": gpus,
         "metadata": metadata(plan),
         **budget_context(plan),
+        **schedule_context(plan),
         **accuracy_context(plan),
     }
 
