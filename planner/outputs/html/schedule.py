@@ -16,6 +16,12 @@ from planner.outputs.terminal import money
 from planner.plan.plan import Plan
 from planner.plan.schedule import WorkloadSchedule, given_rates, horizon_quarters, totals
 
+
+def dollars(x: float) -> str:
+    """Whole dollars, zero as $0."""
+    return money(x) if x else "$0"
+
+
 # (label, quantity, how a value is shown)
 ROWS: list[tuple[str, str, Callable[[float], str]]] = [
     ("Peak rate", "rate_requests_per_second", lambda x: f"{x:,.1f} req/s"),
@@ -25,10 +31,10 @@ ROWS: list[tuple[str, str, Callable[[float], str]]] = [
     ("Servers installed", "servers_installed", lambda x: f"{x:,.0f}"),
     ("GPUs installed", "gpus_installed", lambda x: f"{x:,.0f}"),
     ("GPUs rented", "gpus_rented", lambda x: f"{x:,.0f}"),
-    ("Capex", "capex_usd", money),
-    ("Depreciation", "depreciation_usd", money),
-    ("Rent", "rent_usd", money),
-    ("Opex (rent included)", "opex_usd", money),
+    ("Capex", "capex_usd", dollars),
+    ("Depreciation", "depreciation_usd", dollars),
+    ("Rent", "rent_usd", dollars),
+    ("Opex (rent included)", "opex_usd", dollars),
     ("Cash to date", "cash_usd", signed_money),
 ]
 
@@ -81,7 +87,7 @@ def charts(summed: list[dict[str, float]]) -> dict[str, Markup]:
     capex = bar_chart(
         "Capex by quarter (paid when ordered), all workloads bought", "capex, USD",
         [(f"Q{q}", t["capex_usd"]) for q, t in zip(quarters, summed, strict=True)],
-        value_format=money)
+        value_format=dollars)
     return {"gpus": Markup(gpus), "capex": Markup(capex)}
 
 

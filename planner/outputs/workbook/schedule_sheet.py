@@ -89,7 +89,8 @@ def _block(w: SheetWriter, s: WorkloadSchedule, picked: PickedRowRenderer) -> di
                      "as the Budget chose it at the first quarter's peak", styles.NOTE)])
     header_row = w.row + 1
     w.append([Styled("Quantity [unit]", styles.HEADER), Styled("Workload", styles.HEADER)]
-             + [Styled(i, styles.HEADER, QUARTER_FORMAT) for i in range(1, horizon + 1)])
+             + [Styled(i, styles.HEADER, QUARTER_FORMAT) for i in range(1, horizon + 1)]
+             + [Styled("What it is", styles.HEADER)])
     rows: dict[str, int] = {}
     row = header_row
     for constant in SCHEDULE_CONSTANTS:
@@ -99,15 +100,19 @@ def _block(w: SheetWriter, s: WorkloadSchedule, picked: PickedRowRenderer) -> di
     for i, quantity in enumerate(QUARTER_QUANTITIES):
         rows[quantity.name] = given_row + 1 + i
     outside = ScheduleRenderer(picked, rows, header_row, given_row, 1, horizon)
+    blank: list[Cell] = [None] * horizon
     for constant in SCHEDULE_CONSTANTS:
         w.append([Styled(_label(constant.label, constant.unit)),
                   Formula(constant.expr.formula(outside), s.constants[constant.name],
-                          _format(constant.kind, constant.display, constant.unit))])
+                          _format(constant.kind, constant.display, constant.unit)),
+                  *blank, Styled(constant.description, styles.NOTE)])
     given: list[Cell] = [Styled(GIVEN_LABEL), None, Styled("plan's", styles.NOTE)]
     for quarter in range(2, horizon + 1):
         rate = s.given(quarter)
         given.append(Input(rate if rate else None, "#,##0.00"))
-    w.append(given)
+    w.append(given + [Styled("the workload's schedule: type a rate to override the growth in "
+                             "that quarter; blank: the previous quarter's × (1 + growth)^3",
+                             styles.NOTE)])
     for quantity in QUARTER_QUANTITIES:
         cells: list[Cell] = [Styled(_label(quantity.label, quantity.unit)), None]
         fmt = _format(quantity.kind, quantity.display, quantity.unit)
@@ -115,7 +120,7 @@ def _block(w: SheetWriter, s: WorkloadSchedule, picked: PickedRowRenderer) -> di
             r = ScheduleRenderer(picked, rows, header_row, given_row, quarter, horizon)
             cells.append(Formula(quantity.expr(quarter, horizon).formula(r),
                                  s.value(quantity.name, quarter), fmt))
-        w.append(cells)
+        w.append([*cells, Styled(quantity.description, styles.NOTE)])
     w.append([])
     return rows
 
@@ -123,7 +128,7 @@ def _block(w: SheetWriter, s: WorkloadSchedule, picked: PickedRowRenderer) -> di
 def write_schedule(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock],
                    picks: dict[str, int], name: Namer) -> None:
     horizon = horizon_quarters(plan.assumptions)
-    w.widths([52, 14] + [14.0] * horizon)
+    w.widths([52, 14] + [14.0] * horizon + [100])
     styles.print_setup(w.ws)
     w.append([Styled("Schedule: what to buy each quarter as demand changes, and what it costs",
                      styles.TITLE)])
