@@ -52,22 +52,33 @@ MEMORY_QUANTITIES: list[Quantity] = [
              "routed-expert parameters × bytes per parameter; as engines load them, hidden and "
              "per-rank expert widths rounded up to the format's kernel padding (MXFP4: 256)",
              display="bytes"),
-    Quantity("weight_bytes", "Weights", "B",
+    Quantity("checkpoint_weight_bytes", "Weights as stored (checkpoint)", "B",
              IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
                 m("checkpoint_bytes"),
-                IF(e("weights_as_loaded"),
-                   m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
-                   + q("expert_weight_bytes")
-                   + MAX(0, m("params_total") - m("embedding_params")
-                         - m("routed_expert_params"))
-                   * IF(Ref("weights", "experts_only"), _w16, _w),
-                   m("params_total") * _w))
-             + e("weights_as_loaded") * m("vision_params") * _w16,
-             "the checkpoint's exact bytes when it is stored in this format; else, as engines "
-             "load it, embeddings and LM head at 16 bits where the format keeps them so, experts "
-             "in the format, the rest in the format (BF16 for expert-only formats such as "
-             "MXFP4), plus a vision tower at 16 bits; engine=none: total parameters × bytes",
-             spec=True, display="bytes"),
+                m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
+                + m("routed_expert_params") * _w
+                + MAX(0, m("params_total") - m("embedding_params") - m("routed_expert_params"))
+                * IF(Ref("weights", "experts_only"), _w16, _w))
+             + m("vision_params") * _w16,
+             "the checkpoint's exact bytes when it is stored in this format (its "
+             "model.safetensors.index.json total_size); else tensor by tensor: embeddings and "
+             "LM head at 16 bits where the format keeps them so, routed experts in the format, "
+             "the rest in the format (at 16 bits for expert-only formats such as MXFP4); plus a "
+             "vision tower at 16 bits", display="bytes"),
+    Quantity("expert_padding_bytes", "MoE kernel padding", "B",
+             e("weights_as_loaded") * (q("expert_weight_bytes") - m("routed_expert_params") * _w),
+             "engines' MoE kernels pad the hidden and per-rank expert widths to the format's "
+             "multiple (MXFP4: 256) when they load the experts: padded expert bytes − stored "
+             "expert bytes (0 for formats without padding and for engine=none)",
+             display="bytes"),
+    Quantity("weight_bytes", "Weights", "B",
+             IF(e("weights_as_loaded"),
+                q("checkpoint_weight_bytes") + q("expert_padding_bytes"),
+                IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
+                   m("checkpoint_bytes"), m("params_total") * _w)),
+             "as engines load them: the weights as stored + the MoE kernels' padding; "
+             "engine=none: the checkpoint's exact bytes in this format, else total parameters × "
+             "bytes per parameter (SPEC)", spec=True, display="bytes"),
     Quantity("weight_bytes_per_gpu", "Weights per GPU", "B", q("weight_bytes") / _tp,
              "weights split evenly over the TP ranks", spec=True, display="bytes"),
     # -- KV cache per token ----------------------------------------------------------------
