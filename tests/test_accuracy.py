@@ -183,15 +183,18 @@ def test_throughput_runs(gen: ModuleType, throughput: list[Any]) -> None:
     assert len(throughput) == 422
     assert len(ratios) == 375
     within = sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in ratios)
-    # Floors at today's measured figures (224/375 within ±25 %, median ratio 1.11; steady
-    # state 205/301, median 1.08): a change may improve them, never quietly worsen them.
+    # Floors at today's measured figures (222/375 within ±25 %, median ratio 1.11; steady
+    # state 204/301, median 1.08): a change may improve them, never quietly worsen them. (224
+    # and 205 before issue 27: NCCL's NVLS buffers at TP 8 are 0.25 GiB, not 2.25, which lets
+    # TP 8 runs at max load or in bursts (TensorRT-LLM's Llama 3.1 405B, gpustack's Qwen3-235B
+    # on vLLM) hold more sequences and read more optimistic.)
     # throughput-points.yaml, gathered after the model was built, reads 1.34x optimistic;
     # cookbook-points.yaml, the same source's other pages recorded later, 1.37x.
-    assert within >= 224
+    assert within >= 222
     assert 0.85 <= statistics.median(ratios) <= 1.15
     steady = gen.steady_ratios(compared)
     assert len(steady) == 301
-    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 205
+    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 204
     assert 0.85 <= statistics.median(steady) <= 1.15
 
 
