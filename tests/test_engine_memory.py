@@ -119,3 +119,42 @@ def test_llama4_vision_encoder_is_profiled(catalogs: tuple[Catalog, Catalog]) ->
     forward = 8192 * (3 * 16384 / 4 + 4 * 5120) * 2
     assert number(env, "activation_bytes_per_gpu") == pytest.approx(
         max(sampler, forward) + workspace + tower * 2.4)
+
+
+# -- AMD CDNA decode attention (issue 27, item 3) ----------------------------------------------
+
+def test_mla_decode_occupancy_on_cdna_by_hand(catalogs: tuple[Catalog, Catalog]) -> None:
+    """aiter's MLA decode kernel (ROCm/aiter aiter/mla.py get_meta_param) splits each
+    sequence's KV over i <= 16 workgroups, choosing i to maximise its own cost model:
+    (batch x i workgroups / the 304 compute units of the waves they take) x context / (context
+    + 84.1 x i). DeepSeek-V3 on 8 x MI300X, one sequence at a mean context of 2,500 tokens: 16
+    splits fill 16 of 304 units, 0.0526 x 2,500 / 3,845.6 = 0.0342 of the bandwidth: the
+    latent's 61 x 576 x 2 B a token then takes 30x its bytes' time."""
+    env = evaluate(Scenario("deepseek-v3", "mi300x", "fp8", "bf16", 8, 4500, 1, 500, 4000),
+                   *catalogs, {"engine": "sglang"})
+    assert number(env, "attention_occupancy") == pytest.approx(16 / 304 * 2500 / (2500 + 84.1 * 16))
+    kv = 61 * 576 * 2 * 2500
+    assert number(env, "kv_read_bytes_per_sequence_per_gpu") == kv
+    bandwidth = 5.3e12 * 0.7 * 16 / 304 * 2500 / (2500 + 84.1 * 16)
+    assert number(env, "serving_attention_seconds") == pytest.approx(kv / bandwidth)
+    # The time per sequence the fleet's batch solver adds stays the bytes' own time.
+    assert number(env, "serving_attention_seconds_per_sequence") == pytest.approx(
+        kv / (5.3e12 * 0.7))
+    # 56 sequences: 5 splits (280 workgroups in one wave of 304) win over 16 (896 in 3 waves).
+    env = evaluate(Scenario("deepseek-v3", "mi300x", "fp8", "bf16", 8, 4500, 56, 500, 4000),
+                   *catalogs, {"engine": "sglang"})
+    assert number(env, "attention_occupancy") == pytest.approx(280 / 304 * 2500 / (2500 + 84.1 * 5))
+    # The slope with context at batch 1, which the SGLang cookbook's MI300X runs show (time per
+    # output token 23.84 ms at a mean context of about 0.8K, 24.93 ms at 4.4K: 0.30 ms per 1K
+    # tokens): 0.36 ms per 1K tokens from the kernel's occupancy, 0.02 from the bytes alone.
+    def attention_ms(context: int) -> float:
+        e = evaluate(Scenario("deepseek-v3", "mi300x", "fp8", "bf16", 8, context, 1, 500),
+                     *catalogs, {"engine": "sglang"})  # no output given: decode at the context
+        return number(e, "serving_attention_seconds") * 1000
+    slope = (attention_ms(4400) - attention_ms(800)) / 3.6
+    assert 0.30 <= slope <= 0.40
+    # GQA models and NVIDIA GPUs are unaffected: the figure is the MLA kernel's.
+    assert number(calc(catalogs, "llama-3.1-70b", "mi300x", 8), "attention_occupancy") == 1
+    env = evaluate(Scenario("deepseek-v3", "h200-sxm", "fp8", "bf16", 8, 4500, 1, 500, 4000),
+                   *catalogs, {"engine": "sglang"})
+    assert number(env, "attention_occupancy") == 1
