@@ -57,7 +57,7 @@ def test_shipped_accuracy_summary_is_current(gen: ModuleType) -> None:
     """catalogs/measured-accuracy.yaml, which the HTML summary quotes, is today's figures."""
     assert gen.SUMMARY.read_text() == gen.summary_text(), "run python docs/generate_accuracy.py"
     data = yaml.safe_load(gen.SUMMARY.read_text())
-    assert data["kv_pool"]["within_5_percent"] == 24
+    assert data["kv_pool"]["within_5_percent"] == 28
     assert data["throughput_steady_state"]["runs"] == sum(
         g["runs"] for g in data["steady_state_by_gpu"].values())
     # the GPU-and-engine cells split each GPU's runs, and each engine's, without loss
@@ -118,19 +118,41 @@ def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:
     assert text.index("## Method") < text.index("## Startup") < text.index("## Throughput")
 
 
-def test_startup_points_compared(startup: dict[str, Any]) -> None:
+def test_startup_points_compared(gen: ModuleType, startup: dict[str, Any]) -> None:
     rows = list(startup.values())
     compared = [r for r in rows if r.error is not None]
-    assert len(rows) == 31
-    assert len(compared) == 26
+    assert len(rows) == 39
+    assert len(compared) == 31
     errors = [abs(r.error) for r in compared]
-    # Floors at today's measured figures (24/26 within 5 %, 24/26 within 10 %, median 0.4 %):
+    # Floors at today's measured figures (28/31 within 5 %, 29/31 within 10 %, median 0.4 %):
     # a change to the engine model may improve them, never quietly worsen them.
-    assert sum(e <= 5 for e in errors) >= 24
-    assert sum(e <= 10 for e in errors) >= 24
+    assert sum(e <= 5 for e in errors) >= 28
+    assert sum(e <= 10 for e in errors) >= 29
     assert statistics.median(errors) <= 1.0
+    built = [r for r in compared if gen.role_of(r.point) == gen.BUILT]
+    assert len(built) == 26 and sum(abs(r.error) <= 5 for r in built) >= 24
     judged = [r for r in rows if r.planner_fits is not None]
-    assert all(r.engine_fits == r.planner_fits for r in judged)
+    assert all(r.engine_fits == r.planner_fits for r in judged if gen.role_of(r.point) == gen.BUILT)
+    # Held out: the one verdict the planner gets wrong is gpt-oss-120b on one H100, where a vLLM
+    # release before 0.17 loaded 64.38 GiB of weights; the planner pads MXFP4 experts as vLLM
+    # 0.19 does at TP 2 (both widths to 3,072), 68.9 GiB, which leaves no room.
+    wrong = [r.point["id"] for r in judged if r.engine_fits != r.planner_fits]
+    assert wrong == ["llmdbench-h100-gpt-oss-120b-tp1-16k"]
+
+
+def test_every_point_is_either_built_from_or_held_out(gen: ModuleType) -> None:
+    """Each data file is evidence the mechanisms were built from or evidence held out from
+    them; the report and the shipped summary split their figures so."""
+    assert set(gen.EVIDENCE_ROLES) == set(gen.FILES)
+    assert set(gen.EVIDENCE_ROLES.values()) == {gen.BUILT, gen.HELD_OUT}
+    text = gen.report()
+    assert "| Evidence, engine |" in text and "| Evidence | GPU | Engine |" in text
+    summary = gen.summary()
+    assert set(summary["kv_pool_by_evidence"]) == {"used_to_build", "held_out"}
+    kv = summary["kv_pool_by_evidence"]
+    assert sum(v["points"] for v in kv.values()) == summary["kv_pool"]["points"]
+    steady = summary["steady_state_by_evidence"]
+    assert sum(v["runs"] for v in steady.values()) == summary["throughput_steady_state"]["runs"]
 
 
 def test_vllm_keeps_small_defaults_on_the_a100(
@@ -183,15 +205,18 @@ def test_throughput_runs(gen: ModuleType, throughput: list[Any]) -> None:
     assert len(throughput) == 422
     assert len(ratios) == 375
     within = sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in ratios)
-    # Floors at today's measured figures (224/375 within ±25 %, median ratio 1.11; steady
-    # state 205/301, median 1.08): a change may improve them, never quietly worsen them.
+    # Floors at today's measured figures (222/375 within ±25 %, median ratio 1.11; steady
+    # state 204/301, median 1.08): a change may improve them, never quietly worsen them. (224
+    # and 205 before issue 27: NCCL's NVLS buffers at TP 8 are 0.25 GiB, not 2.25, which lets
+    # TP 8 runs at max load or in bursts (TensorRT-LLM's Llama 3.1 405B, gpustack's Qwen3-235B
+    # on vLLM) hold more sequences and read more optimistic.)
     # throughput-points.yaml, gathered after the model was built, reads 1.34x optimistic;
     # cookbook-points.yaml, the same source's other pages recorded later, 1.37x.
-    assert within >= 224
+    assert within >= 222
     assert 0.85 <= statistics.median(ratios) <= 1.15
     steady = gen.steady_ratios(compared)
     assert len(steady) == 301
-    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 205
+    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 204
     assert 0.85 <= statistics.median(steady) <= 1.15
 
 

@@ -147,18 +147,34 @@ ASSUMPTIONS: dict[str, Assumption] = {
         Assumption(
             "sampler_bytes_per_logit", "Sampler memory per logit in the profile run", "bytes",
             15.0,
-            "the profile run samples max_num_seqs × vocabulary logits: FP32 logits, "
-            "probabilities and sorted copies for top-p/top-k; vLLM 0.17-0.19 logs of seven "
-            "dense models give 14.4-16 bytes per logit",
-            "docs/engines.md; llm-d-planner accuracy logs (PR #205)",
+            "the profile run samples max_num_seqs × vocabulary logits with top-k and top-p "
+            "set: FP32 logits (4 bytes) and the top-k/top-p filter's buffers. vLLM from 0.17 "
+            "filters with a Triton kernel (PR #33538; 384 MB for 256 × 131,072 logits in PR "
+            "#32558, about 11.5 bytes), and its 0.17-0.19 logs of seven dense models give "
+            "14.4-16 bytes in all. Earlier vLLM sorted the whole vocabulary in PyTorch (1.25 "
+            "GB for the same logits, 37 bytes): set 37 for vLLM before 0.17 (planner "
+            "calibrate and the accuracy report do so from the log's version)",
+            "docs/engines.md; docs/assumption-evidence.md; llm-d-planner accuracy logs (PR "
+            "#205); vllm-project/vllm PRs #32558, #33538",
             minimum=0.0, maximum=64.0,
         ),
         Assumption(
             "activation_bytes_per_element", "Bytes per activation element", "bytes", 2.0,
-            "activations run in the 16-bit model dtype; the fused-MoE workspace holds "
-            "max_num_batched_tokens × top-k × (3 × expert FFN / TP + hidden) of them",
-            "vLLM fused_moe workspace sizes",
+            "activations run in the 16-bit model dtype: the profile run's forward pass, the "
+            "fused-MoE workspace",
+            "vLLM fused_moe.py fused_experts_impl (caches in the activation dtype)",
             minimum=0.5, maximum=8.0,
+        ),
+        Assumption(
+            "moe_chunk_tokens", "Tokens one fused-MoE call holds at most", "tokens", 32768.0,
+            "vLLM runs the fused MoE over at most VLLM_FUSED_MOE_CHUNK_SIZE tokens at a time "
+            "(default 32,768) and sizes its workspace for one chunk, so a profile over more "
+            "batched tokens (vLLM V0 without chunked prefill, up to max_model_len) caps the "
+            "MoE workspace there",
+            "vllm-project/vllm vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE; "
+            "vllm/model_executor/layers/fused_moe/fused_moe.py fused_experts_impl; "
+            "docs/assumption-evidence.md",
+            minimum=1.0, maximum=1048576.0,
         ),
         Assumption(
             "non_torch_gib_per_gpu", "Non-torch memory per GPU (CUDA, cuBLAS workspaces)",

@@ -164,9 +164,20 @@ GPU_FIELDS: dict[str, FieldSpec] = {
     "allreduce_latency_us": _num("small-message all-reduce latency inside the scale-up domain, "
                                  "microseconds"),
     "interconnect_source": _text("where scale_up_gb_s and allreduce_latency_us came from"),
-    "nvls_buffer_gib": _num("memory NCCL's NVLink SHARP (NVLS) buffers take per GPU when a "
-                            "tensor-parallel group of 8 or more GPUs uses them (NVSwitch "
-                            "systems of Hopper and later), GiB"),
+    "nvls_buffer_mib_per_rank": _num("NCCL's NVLink SHARP (NVLS) buffer per head of a "
+                                     "tensor-parallel group on NVSwitch GPUs (Hopper and "
+                                     "later): channels × 2 × chunk × steps, MiB; a GPU holds "
+                                     "one per rank of groups larger than 2"),
+    "compute_units": _num("streaming multiprocessors (NVIDIA) or compute units (AMD) the GPU "
+                          "has"),
+    "mla_decode_max_splits": _num("most workgroups the MLA decode kernel splits one sequence's "
+                                  "KV cache over (AMD CDNA, aiter's mla_decode_fwd: 16); given "
+                                  "where the kernel's occupancy limits decode attention"),
+    "mla_decode_split_overhead_tokens": _num("fixed cost of one KV split of the MLA decode "
+                                             "kernel, in KV tokens' worth of time (aiter: "
+                                             "84.1)"),
+    "attention_source": _text("where compute_units and the MLA decode kernel's figures came "
+                              "from"),
     "engine_small_defaults": _num("1 where vLLM keeps its smaller scheduler defaults (256 "
                                   "sequences, 2,048 batched tokens) although the GPU has "
                                   "≥ 70 GiB: the A100 (vLLM PR #17885)"),

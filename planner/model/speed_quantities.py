@@ -10,7 +10,7 @@ quantities in the row order.
 
 from __future__ import annotations
 
-from planner.model.expr import AND, IF, MAX, MIN, Expr, Ref
+from planner.model.expr import AND, IF, INT, MAX, MIN, Expr, Ref
 from planner.model.quantity import Quantity, a, e, engine_default, g, layer_tokens, m, q, v
 from planner.model.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS
 
@@ -221,6 +221,25 @@ SPEED_QUANTITIES: list[Quantity] = [
              / (q("peak_flops_per_gpu") * q("compute_efficiency_used")),
              "serving batch × GEMM FLOPs per sequence / TP / (peak × efficiency): the GEMMs' "
              "compute bound", display="seconds"),
+    Quantity("mla_decode_splits", "MLA decode: KV splits per sequence", "splits",
+             IF(g("compute_units") > 0,
+                MIN(g("mla_decode_max_splits"),
+                    MAX(1, INT(g("compute_units") / q("serving_batch")))), 1),
+             "the most workgroups per sequence that one wave of the GPU's compute units holds, "
+             "at most mla_decode_max_splits (aiter's choice, to within 3% of its cost model)",
+             kind="int"),
+    Quantity("attention_occupancy", "MLA decode: share of the GPU the attention kernel fills",
+             "fraction",
+             IF(AND(m("is_mla"), g("mla_decode_max_splits") > 0, g("compute_units") > 0),
+                MIN(1, q("serving_batch") * q("mla_decode_splits") / g("compute_units"))
+                * q("decode_context")
+                / (q("decode_context")
+                   + g("mla_decode_split_overhead_tokens") * q("mla_decode_splits")), 1),
+             "GPUs whose MLA decode kernel splits each sequence's KV over at most "
+             "mla_decode_max_splits workgroups (AMD CDNA, aiter's mla_decode_fwd): batch × splits "
+             "/ compute units, at most 1, × context / (context + "
+             "mla_decode_split_overhead_tokens × splits), the kernel's own cost model; 1 "
+             "elsewhere", display="ratio"),
     Quantity("serving_attention_seconds_per_sequence", "Attention time per sequence per step",
              "s",
              MAX(q("kv_read_bytes_per_sequence_per_gpu")
@@ -231,8 +250,11 @@ SPEED_QUANTITIES: list[Quantity] = [
              "(peak × efficiency): attention kernels run after the GEMMs, not alongside",
              display="seconds"),
     Quantity("serving_attention_seconds", "Serving step: attention", "s",
-             q("serving_batch") * q("serving_attention_seconds_per_sequence"),
-             "serving batch × attention time per sequence", display="seconds"),
+             q("serving_batch") * q("serving_attention_seconds_per_sequence")
+             / q("attention_occupancy"),
+             "serving batch × attention time per sequence / the share of the GPU the attention "
+             "kernel fills (below 1 only for MLA decode on AMD CDNA at small batches)",
+             display="seconds"),
     Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
              allreduce_seconds(q("serving_batch")),
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "

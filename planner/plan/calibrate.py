@@ -26,6 +26,8 @@ from planner.plan.calibration import (
     kv_format,
     model_id,
     predict,
+    sampler_of,
+    version_of,
     weight_format,
 )
 
@@ -188,6 +190,8 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str], given:
         overrides["max_num_batched_tokens"] = report.max_num_batched_tokens
     if report.cuda_graphs_in_budget:
         overrides.update(graphs_in_budget(report.cuda_graph_estimate_gib or report.cuda_graph_gib))
+    if report.engine == "vllm":
+        overrides.update(sampler_of(version_of(report.engine_version)))
     for name, value in given.overrides.items():
         _replaces(notes, f"--set {name}={value}", overrides.get(name), value)
         overrides[name] = value
