@@ -445,7 +445,7 @@ def test_prices_say_where_they_come_from(page: str, sized_json: dict) -> None:
         assert buy and f'href="#server-{server}"' in buy.group(1)
         row = re.search(rf'<tr id="server-{server}">(.*?)</tr>', prices, flags=re.S)
         assert row, server
-        assert re.search(r"<td>\d{4}-\d{2}</td>", row.group(1))
+        assert re.search(r"<td class=\"date\">\d{4}-\d{2}</td>", row.group(1))
         assert "GPU-price rule" in row.group(1) or "price" in row.group(1)
         rent = re.search(r'<tr data-row="rent">(.*?)</tr>', card_of(page, w["workload"]),
                          flags=re.S)

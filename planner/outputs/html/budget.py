@@ -99,7 +99,7 @@ class BudgetCard:
     targets: list[Target]
     caveats: list[Caveat]
     options: list[Option]
-    more_options: int
+    options_caption: str
     server_price: Price
     source: str
 
@@ -169,14 +169,17 @@ def targets(env: FleetEnv, a: Assessment, link: Linker) -> list[Target]:
     ]
 
 
-def options(sized: Sized) -> tuple[list[Option], int]:
+def options(sized: Sized) -> tuple[list[Option], str]:
+    """The best option on each other server (the first MAX_OPTIONS), and their caption."""
     found = sized.alternatives()
     shown = [Option(short_name(o.server.name), f"#{server_anchor(o.server.id)}", _config(o),
                     count(_i(o, "gpus"), "GPU"), money(_f(o, "tco_usd")),
                     "meets every target" if o.value("meets_targets") else
                     f"misses {o.value('failing_target')}")
              for o in found[:MAX_OPTIONS]]
-    return shown, len(found) - len(shown)
+    caption = ("The best option on each other server" if len(shown) == len(found) else
+               f"The best option on the next {len(shown)} of {len(found)} other servers")
+    return shown, caption
 
 
 def cost_rows(env: FleetEnv, today: dt.date, link: Linker) -> list[Row]:
@@ -250,13 +253,13 @@ def card(sized: Sized, today: dt.date, link: Linker | None = None,
     traffic = (f"{wl.text('model')}, {_f(env, 'rate_requests_per_second'):,.2f} requests/s at "
                f"peak, {int(wl.number('prompt_tokens')):,} prompt + "
                f"{int(wl.number('output_tokens')):,} output tokens per request")
-    found, more = options(sized)
+    found, caption = options(sized)
     sp = price(money(server.number("price_usd")), server.text("price_date"), today)
     if a.state == UNMET:
         return BudgetCard(wl.id, wl.name, card_anchor(wl.id), traffic, a.state,
                           link(f"✗ cannot be met: {a.reason}; nothing is bought for it, and "
                                "the order and every total leave it out."),
-                          Markup(""), False, [], [], [], found, more, sp, wl.source)
+                          Markup(""), False, [], [], [], found, caption, sp, wl.source)
     text, rent_wins = verdict(env)
     texts = [margin_line(env),
              speed_sentence(env.candidate.gpu, env.gpu.name, str(env.assumptions["engine"]),
@@ -267,7 +270,7 @@ def card(sized: Sized, today: dt.date, link: Linker | None = None,
     said.update(texts)
     return BudgetCard(wl.id, wl.name, card_anchor(wl.id), traffic, a.state, status(a, link),
                       text, rent_wins, cost_rows(env, today, link),
-                      targets(env, a, link), caveats, found, more, sp, wl.source)
+                      targets(env, a, link), caveats, found, caption, sp, wl.source)
 
 
 def budget_context(plan: Plan, link: Linker | None = None) -> dict[str, object]:

@@ -195,18 +195,18 @@ def decision_context(plan: Plan, link: Linker) -> dict[str, object]:
     gpus = sum(int(e.number("gpus_bought")) for e in chosen)
     figures = [
         Figure("capex", "Capex", money(sum(e.number("capex_usd") for e in chosen)),
-               "servers and network, once"),
+               "owned: servers and network, once"),
         Figure("opex", "Opex per year", money(sum(e.number("opex_usd_per_year") for e in chosen)),
-               "energy, colocation, support"),
+               "owned: energy, colocation, support"),
         Figure("tco", "TCO", money(sum(e.number("tco_usd") for e in chosen)),
                f"owned, over {years} years, opex discounted at "
                f"{100 * float(plan.assumptions['discount_rate']):g} %"),
         Figure("owned", "Owned per year",
                money(sum(e.number("annual_cost_usd") for e in chosen)),
-               "capex as a yearly annuity + opex"),
+               "owned: capex as a yearly annuity + opex"),
         Figure("rent", "Rent per year",
                money(sum(e.number("cheapest_rent_usd_per_year") for e in chosen)),
-               "the same GPUs on each workload's cheapest term"),
+               "rented: the same GPUs, each workload's cheapest term"),
     ]
     if rent_wins:  # lead with what wins
         figures = figures[4:] + figures[3:4] + figures[:3]
