@@ -728,3 +728,24 @@ def test_a_workload_that_cannot_be_met_says_why_and_is_left_out(tmp_path: Path) 
     assert under("Capex", decision) == money(totals["capex_usd"])  # type: ignore[arg-type]
     assert under("TCO", decision) == money(totals["tco_usd"])  # type: ignore[arg-type]
     assert "4 of 5 workloads" in decision
+
+
+def test_the_verdict_leads_with_what_wins() -> None:
+    """Cheap power and a long life make owning win: the first screen leads with the order and
+    says buy; a middle case says which workloads to rent and which to buy."""
+    from planner.outputs.html.decision import decision_context
+    from planner.outputs.html.glossary import Linker
+    from planner.plan.plan import build_plan
+
+    cheap = {"colocation_usd_per_kw_month": 0, "electricity_usd_per_kwh": 0.0,
+             "amortisation_years": 8}
+    d = decision_context(build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, cheap),
+                         Linker())["decision"]
+    assert d["headline"].startswith("Buy.") and not d["rent_wins"]  # type: ignore[index]
+    assert d["order_caption"] == "The order"  # type: ignore[index]
+    assert [f.key for f in d["figures"]][:3] == ["capex", "opex", "tco"]  # type: ignore[index]
+    mixed = decision_context(build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID,
+                                        {"colocation_usd_per_kw_month": 60}), Linker())
+    verdicts = {r.verdict for r in mixed["decision"]["rows"]}  # type: ignore[index]
+    assert "buy" in verdicts and any(v.startswith("rent") for v in verdicts)
+    assert mixed["decision"]["headline"].startswith("Rent for ")  # type: ignore[index]

@@ -146,7 +146,7 @@ def headline(chosen: list[FleetEnv]) -> tuple[str, bool]:
     saving = money(sum(e.number("verdict_saving_usd_per_year") for e in chosen))
     terms = [verdict_term(e) for e in chosen]
     renting = [t for t in terms if t != "buy"]
-    basis = "(owning: capex as a yearly annuity + opex)"
+    basis = "(capex as a yearly annuity + opex)"
     if not renting:
         return (f"Buy. Owning costs {money(owned)} a year {basis} against {money(rent)} for the "
                 f"cheapest rent of the same GPUs: buying saves {saving} a year.", False)
@@ -156,8 +156,18 @@ def headline(chosen: list[FleetEnv]) -> tuple[str, bool]:
                 f"against {money(owned)} a year to own {basis}: renting saves {saving} a year.",
                 True)
     buy = len(terms) - len(renting)
-    return (f"Rent for {count(len(renting), 'workload')}, buy for {buy}. Each on its cheaper "
-            f"side saves {saving} a year against the other {basis}.", len(renting) > buy)
+    return (f"Rent for {count(len(renting), 'workload')}, buy for {buy}: each on its cheaper "
+            f"side saves {saving} a year against the other choice (owning counted as capex as "
+            "a yearly annuity + opex).", len(renting) > buy)
+
+
+def order_caption(chosen: list[FleetEnv]) -> str:
+    renting = sum(verdict_term(e) != "buy" for e in chosen)
+    if renting == 0:
+        return "The order"
+    if renting == len(chosen):
+        return "The order, if bought instead"
+    return "The order to own every workload (the verdict rents some: see below)"
 
 
 def warning(assessed: list[tuple[str, str, Assessment]], link: Linker) -> Markup | None:
@@ -217,6 +227,7 @@ def decision_context(plan: Plan, link: Linker) -> dict[str, object]:
         "warning": warning(assessed, link),
         "figures": figures,
         "order": order_lines(chosen),
+        "order_caption": order_caption(chosen),
         "total": OrderLine("Total", "", f"{servers:,}", "", "", count(gpus, "GPU"),
                            count(math.ceil(total - 1e-9), "rack"),
                            kw(sum(e.number("it_power_w") for e in chosen)), ""),

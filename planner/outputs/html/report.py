@@ -1,7 +1,8 @@
 """The HTML summary: one self-contained page that procurement can attach to a purchase request.
-This module assembles the template context from the page's sections (budget, answers, capacity,
-charts, sources, accuracy: the modules beside it, where everything a reader sees is chosen and
-computed as plain values and pre-formatted text) and renders it; the Jinja templates in
+This module assembles the template context from the page's sections (decision, the first
+screen; budget, the workload cards; prices; glossary; answers, capacity, charts, sources,
+accuracy: the modules beside it, where everything a reader sees is chosen and computed as plain
+values and pre-formatted text) and renders it; the Jinja templates in
 ``templates/`` only lay it out (autoescaped, StrictUndefined, no arithmetic). Every number is a
 quantity's Python value, the one the workbook caches, formatted by
 :func:`planner.outputs.terminal.value_text`; charts are inline SVG from
