@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
 
 from planner import __version__
-from planner.errors import PlannerError
+from planner.errors import MissingDependencyError, PlannerError
 from planner.inputs.assumptions import parse_overrides
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
@@ -170,8 +171,9 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
       planner build --grid my-grid.yaml --models my-models.yaml
     """
     from planner.build import run_build
+    from planner.outputs.progress import report
 
-    progress = None if quiet or as_json else _progress
+    progress = None if quiet or as_json else report  # a bar on stderr for builds over 3 s
     result = run_build(models_path, gpus_path, grid_path, out_dir,
                        _assumptions(assumptions_file, overrides), progress, workloads_path,
                        servers_path, clouds_path)
@@ -319,6 +321,7 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     from planner.inputs.catalog import load_servers, load_workloads
     from planner.inputs.overrides import apply
     from planner.inputs.workloads import adhoc_workloads
+    from planner.outputs.progress import report
     from planner.outputs.terminal import simulate_report
     from planner.plan.simulate import check_run, simulate_replica, simulation_json
     from planner.plan.sizing import size_all
@@ -348,7 +351,7 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
         click.echo(f"Note: no candidate meets {sized.workload.id}'s targets ({sized.cannot_meet});"
                    " simulating the closest.", err=True)
     assert sized.choice is not None
-    progress = None if as_json else _simulation_progress
+    progress = None if as_json else partial(report, unit="requests")
     run = simulate_replica(sized.choice, requests, seed, utilisation, progress)
     if as_json:
         click.echo(json.dumps(simulation_json(run), indent=2))
@@ -420,17 +423,10 @@ def list_command(what: str, models_path: Path, gpus_path: Path, as_json: bool) -
       planner list models
       planner list gpus --json
     """
-    from planner.outputs.listing import listing
+    from planner.outputs.listing import listing, listing_text
 
     rows = listing(what, models_path, gpus_path)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    keys = list(rows[0])
-    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
-    click.echo("  ".join(k.ljust(widths[k]) for k in keys).rstrip())
-    for r in rows:
-        click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in keys).rstrip())
+    click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
 
 
 @cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
@@ -563,24 +559,6 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
         click.echo(entries_yaml(items), nl=False)
 
 
-_last_report: dict[str, float] = {}
-
-
-def _progress(stage: str, done: int, total: int) -> None:
-    """A progress bar on stderr for builds over a few seconds (rows done, rate, time left);
-    nothing when stderr is not a terminal (planner.outputs.progress)."""
-    from planner.outputs.progress import report
-
-    report(stage, done, total)
-
-
-def _simulation_progress(stage: str, done: int, total: int) -> None:
-    """Requests simulated, on stderr, for runs over a few seconds."""
-    from planner.outputs.progress import report
-
-    report(stage, done, total, "requests")
-
-
 def main() -> None:
     try:
         cli.main(standalone_mode=False, prog_name="planner")
@@ -597,6 +575,11 @@ def main() -> None:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug of ours: say so plainly instead of a traceback
+        missing = (MissingDependencyError.from_import_error(exc)
+                   if isinstance(exc, ImportError) else None)
+        if missing is not None:  # openpyxl, Jinja2, ... imported where a command needs them
+            click.echo(f"Error: {missing}", err=True)
+            sys.exit(1)
         if os.environ.get("PLANNER_DEBUG"):
             raise
         click.echo(f"Internal error: {type(exc).__name__}: {exc}\n"

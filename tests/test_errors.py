@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.errors import CatalogError, PlannerError
+from planner.errors import CatalogError, MissingDependencyError, PlannerError
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
     DEFAULT_GPUS,
@@ -540,3 +540,58 @@ def test_calibrate_rejects_settings_without_traceback(args: list[str], expect: s
     assert done.returncode == 1, done.stderr
     assert expect in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+# Runs the planner as `python -m planner` does, with one package made impossible to import, as
+# on a machine where `pip install -e .` was skipped or failed half-way.
+WITHOUT_PACKAGE = """
+import sys
+
+MISSING = sys.argv[1]
+
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name == MISSING or name.startswith(MISSING + "."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+for module in [m for m in sys.modules if m == MISSING or m.startswith(MISSING + ".")]:
+    del sys.modules[module]
+sys.meta_path.insert(0, Missing())
+sys.argv = ["planner", *sys.argv[2:]]
+from planner.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module, package, args", [
+    ("click", "click", ["--version"]),
+    ("yaml", "PyYAML", ["list", "models"]),
+    ("openpyxl", "openpyxl", ["diff", "missing.xlsx"]),
+    ("jinja2", "Jinja2", ["build", "--grid", "GRID", "--out", "OUT", "-q"]),
+])
+def test_missing_dependency_is_named_not_a_bug(tmp_path: Path, module: str, package: str,
+                                               args: list[str]) -> None:
+    """A package the planner needs that is not installed is reported as such, with the pip
+    command, exit 1: not as an internal error or a traceback."""
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid:\n  models: [llama-3.1-8b]\n  gpus: [h100-sxm]\n  weights: [bf16]\n"
+                    "  kv: [bf16]\n  context: [8192]\n  batch: [1]\n  tp: [1]\n")
+    args = [str(grid) if a == "GRID" else str(tmp_path / "out") if a == "OUT" else a
+            for a in args]
+    env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_PACKAGE, module, *args],
+                          capture_output=True, text=True, env=env, timeout=120, check=False,
+                          cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"the planner needs the Python package {package}" in done.stderr, done.stderr
+    assert "pip install -e ." in done.stderr
+    assert "Traceback" not in done.stderr and "bug in the planner" not in done.stderr
+
+
+def test_a_missing_module_of_the_planner_itself_is_still_a_bug() -> None:
+    assert MissingDependencyError.from_import_error(
+        ModuleNotFoundError("No module named 'planner.nowhere'", name="planner.nowhere")) is None
+    old = MissingDependencyError.from_import_error(
+        ImportError("cannot import name 'WriteOnlyCell' from 'openpyxl.cell'",
+                    name="openpyxl.cell"))
+    assert old is not None and "a newer openpyxl" in str(old)
