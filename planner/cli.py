@@ -101,8 +101,8 @@ def cli() -> None:
                    f"with --output, else {Scenario.context}]")
 @click.option("--batch", default=Scenario.batch, show_default=True, type=int,
               help="Concurrent sequences.")
-@click.option("--prompt", default=Scenario.prompt, show_default=True, type=int,
-              help="Prompt tokens (for time to first token).")
+@click.option("--prompt", default=None, type=int,
+              help=f"Prompt tokens (for time to first token).  [default: {Scenario.prompt}]")
 @click.option("--output", default=Scenario.output, show_default=True, type=int,
               help="Output tokens per request: decode speed is taken at the mean context "
                    "prompt + output/2 and the engine's interleaved prefill is counted "
@@ -113,7 +113,7 @@ def cli() -> None:
 @assumptions_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | None, batch: int,
-         prompt: int, output: int, models_path: Path, gpus_path: Path,
+         prompt: int | None, output: int, models_path: Path, gpus_path: Path,
          overrides: tuple[str, ...], assumptions_file: Path | None, as_json: bool) -> None:
     """Size one configuration: memory, fit, decode speed, serving speed, TTFT and cost.
 
@@ -124,12 +124,16 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
       planner calc --model llama-3.1-8b --gpu l40s --set engine=sglang \\
                    --set gpu_memory_utilization=0.88 --json
     """
+    from planner.inputs.overrides import apply
+    from planner.inputs.scenario import check_request_within_context
+
     assumptions = _assumptions(assumptions_file, overrides)
+    prompt_given, prompt = prompt is not None, Scenario.prompt if prompt is None else prompt
     if context is None:
         context = prompt + output if output > 0 else Scenario.context
     scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt,
                         output)
-    from planner.inputs.overrides import apply
+    check_request_within_context(scenario, prompt_given)
 
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
@@ -180,6 +184,10 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
+    from planner.outputs.terminal import build_notes
+
+    for note in build_notes(result):
+        click.echo(note, err=True)
     if not quiet:
         click.echo(f"Wrote {result['rows']:,} configurations and {result['workloads']} sized "
                    f"workloads ({result['formula_cells']:,} formula cells) in "

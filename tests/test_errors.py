@@ -380,6 +380,27 @@ ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
                            ("--set gpu_memory_utilization:", "expected NAME=VALUE")),
     "set-format-bytes": (["--set", "bytes_per_param_fp8=9"],
                          ("--set bytes_per_param_fp8=9", "at most 8")),
+    # catalog fields calc does not read are checked all the same, as `size` checks them
+    "set-server-price-with-unit": (["--set", "servers.hgx-h100-8.price_usd=$300k"],
+                                   ("--set servers.hgx-h100-8.price_usd=$300k",
+                                    "must be a number, got '$300k'",
+                                    "purchase price of the whole server")),
+    "set-negative-workload-rate": (["--set", "workloads.chat-assistant-70b.rate_rps=-5"],
+                                   ("--set workloads.chat-assistant-70b.rate_rps=-5",
+                                    "must not be negative, got -5")),
+    "set-unknown-catalog": (["--set", "server.hgx-h100-8.price_usd=300000"],
+                            ("unknown catalog 'server'", "did you mean 'servers'?")),
+    "set-unknown-server-field": (["--set", "servers.hgx-h100-8.price=300000"],
+                                 ("--set servers.hgx-h100-8.price", "not a field --set can change",
+                                  "did you mean 'price_usd'?")),
+    # a request longer than the context it is sized for
+    "prompt-output-beyond-context": (["--prompt", "30000", "--output", "4000", "--context",
+                                      "32768"],
+                                     ("--prompt 30,000 + --output 4,000 = 34,000 tokens is "
+                                      "beyond --context 32,768", "give --context 34000 or more")),
+    "prompt-beyond-context": (["--prompt", "30000", "--context", "8192"],
+                              ("--prompt 30,000 is beyond --context 8,192",
+                               "give --context 30000 or more")),
 }
 
 
@@ -623,3 +644,78 @@ def test_a_missing_module_of_the_planner_itself_is_still_a_bug() -> None:
         ImportError("cannot import name 'WriteOnlyCell' from 'openpyxl.cell'",
                     name="openpyxl.cell"))
     assert old is not None and "a newer openpyxl" in str(old)
+
+
+@pytest.mark.parametrize("setting, expect", [
+    ("servers.hgx-h100-8.price_usd=$300k", "must be a number, got '$300k'"),
+    ("gpus.h100-sxm.price_per_hour_usd=-2", "must not be negative, got -2"),
+    ("gpu_memory_utilization=1.5", "out of range"),
+], ids=["server-price-with-unit", "negative-gpu-price", "assumption-out-of-range"])
+def test_set_is_checked_alike_in_every_command(tmp_path: Path, setting: str,
+                                                expect: str) -> None:
+    """One --set value, one message, whichever command is given it (and before any work)."""
+    log = Path(__file__).parent / "data" / "logs" / "sglang-h100x4-qwen3-235b-fp8-tp4.log"
+    commands = {
+        "calc": ["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"],
+        "size": ["size"],
+        "build": ["build", "--out", str(tmp_path / "out")],
+        "simulate": ["simulate", "--workload", "chat-assistant-70b"],
+        "calibrate": ["calibrate", str(log), "--model", "qwen3-235b-a22b", "--gpu", "h100-sxm"],
+    }
+    messages = {name: _error([*args, "--set", setting]) for name, args in commands.items()}
+    assert all(expect in m for m in messages.values()), messages
+    assert len(set(messages.values())) == 1, messages
+    assert not (tmp_path / "out").exists()
+
+
+def _grid(tmp_path: Path, tp: str, view: str = "",
+          models: str = "[llama-3.1-8b, qwen3-8b]") -> Path:
+    path = tmp_path / "grid.yaml"
+    path.write_text(f"grid:\n  models: {models}\n  gpus: [h100-sxm]\n"
+                    "  weights: [bf16]\n  kv: [bf16]\n  context: [8192]\n  batch: [1]\n"
+                    f"  tp: {tp}\n" + view, encoding="utf-8")
+    return path
+
+
+def test_a_grid_that_yields_no_configuration_is_refused(tmp_path: Path) -> None:
+    """tp: [3] splits no model's heads: nothing would be built, so the build says so, at the
+    tp axis, with each reason, and exits 1 leaving no output folder."""
+    path = _grid(tmp_path, "[3]")
+    message = _error(["build", "--grid", str(path), "--out", str(tmp_path / "out")])
+    assert message.startswith(f"{path}, line 8, entry 'grid', field 'tp': the grid yields no "
+                              "configuration, so there is nothing to build"), message
+    assert "llama-3.1-8b has 32 attention heads, which 3 ranks cannot split evenly" in message
+    assert "hint: use TP degrees" in message
+    assert not (tmp_path / "out").exists()
+    done = _planner("build", "--grid", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 1 and "nothing to build" in done.stderr, done.stderr
+
+
+def test_grid_view_takes_a_tp_the_grid_keeps(tmp_path: Path) -> None:
+    """With tp: [1, 3] the rows at TP 1 are built; the view opens on TP 1, not on the TP 3
+    no row has (which used to fail as '--tp 3'); a view naming TP 3 is a located error."""
+    from planner.inputs.catalog import load_models
+    from planner.inputs.grid import load_grid
+
+    models, gpus = load_models(), load_gpus()
+    assert load_grid(_grid(tmp_path, "[1, 3]"), models, gpus).view.tp == 1
+    path = _grid(tmp_path, "[1, 3]", "view:\n  model: llama-3.1-8b\n  tp: 3\n")
+    with pytest.raises(CatalogError) as caught:
+        load_grid(path, models, gpus)
+    assert str(caught.value).startswith(f"{path}, line 11, entry 'view', field 'tp': "
+                                        "llama-3.1-8b has 32 attention heads")
+
+
+def test_build_says_which_shipped_workloads_a_models_file_drops(tmp_path: Path) -> None:
+    """A --models file without the shipped workloads' models builds, and says on stderr which
+    workloads it left out and why, and which grid rows it skipped."""
+    models_file = tmp_path / "models.yaml"
+    models_file.write_text(models(LLAMA), encoding="utf-8")
+    done = _planner("build", "--models", str(models_file), "--grid",
+                    str(_grid(tmp_path, "[1, 3]", models="all")), "--out",
+                    str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "Note: left out 1 configurations (TP does not shard the model)" in done.stderr
+    assert "Note: left out 4 shipped workload(s)" in done.stderr
+    assert "  chat-assistant-70b: its model llama-3.1-70b is not in models.yaml" in done.stderr
+    assert "code-completion-7b" in done.stderr and "rag-8b-long-context" not in done.stderr

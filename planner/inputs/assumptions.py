@@ -399,7 +399,10 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str
                 f"--set {item}: expected NAME=VALUE, e.g. gpu_memory_utilization=0.85")
         name, _, text = item.partition("=")
         name = name.strip()
-        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, checked when applied
+        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, its value checked here
+            from planner.inputs.overrides import check_field_override
+
+            check_field_override(name, text.strip())
             out[name] = text.strip()
             continue
         if name in ASSUMPTIONS:

@@ -346,3 +346,19 @@ def simulate_report(run: SimulationRun) -> str:
         lines.append("At or above capacity the queue grows for as long as requests arrive: the "
                      "figures depend on --requests.")
     return "\n".join(lines)
+
+
+def build_notes(result: dict[str, object]) -> list[str]:
+    """What `planner build` left out and why, for stderr: grid configurations skipped, and
+    shipped workloads dropped beside a user's own model or GPU catalog."""
+    notes = []
+    skipped = {k: v for k, v in result.get("skipped", {}).items() if v}  # type: ignore[attr-defined]
+    if skipped:
+        notes.append("Note: left out " + ", ".join(f"{n:,} configurations ({why})"
+                                                   for why, n in skipped.items()))
+    left_out: dict[str, str] = result.get("workloads_left_out", {})  # type: ignore[assignment]
+    if left_out:
+        notes.append(f"Note: left out {len(left_out)} shipped workload(s) the catalogs given "
+                     "cannot run (pass --workloads with your own to size them):")
+        notes += [f"  {name}: {why}" for name, why in left_out.items()]
+    return notes
