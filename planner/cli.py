@@ -412,6 +412,8 @@ def calibrate(logfile: Path, model: str | None, gpu: str | None, tp: int | None,
                   parse_overrides(overrides))
     result = run_calibrate(logfile, load_models(models_path), load_gpus(gpus_path), model, gpu,
                            given)
+    for warning in result.warnings:
+        click.echo(f"Warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(calibration_json(result), indent=2))
         return
