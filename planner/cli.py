@@ -12,7 +12,7 @@ import click
 
 from planner import __version__
 from planner.errors import MissingDependencyError, PlannerError
-from planner.inputs.assumptions import parse_overrides
+from planner.inputs.assumptions import overrides_from, parse_overrides
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
     DEFAULT_GPUS,
@@ -24,6 +24,7 @@ from planner.inputs.catalog import (
 )
 from planner.inputs.grid import DEFAULT_GRID
 from planner.inputs.scenario import Scenario
+from planner.inputs.writable import check_output_file, check_output_folder
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.outputs.terminal import calc_report
 from planner.plan.calc import evaluate, to_json
@@ -60,15 +61,6 @@ assumptions_option = click.option(
     metavar="FILE",
     help="YAML file 'assumptions: {NAME: VALUE, ...}': the file form of --set, checked the same "
          "way (planner import-workbook writes one); --set wins over it.")
-
-
-def _assumptions(path: Path | None, overrides: tuple[str, ...]) -> dict[str, float | str]:
-    """Overrides from --assumptions FILE, then --set on top."""
-    from planner.inputs.assumptions import load_assumptions_file
-
-    values = load_assumptions_file(path) if path is not None else {}
-    values.update(parse_overrides(overrides))
-    return values
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -127,7 +119,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
     from planner.inputs.overrides import apply
     from planner.inputs.scenario import check_request_within_context
 
-    assumptions = _assumptions(assumptions_file, overrides)
+    assumptions = overrides_from(assumptions_file, overrides)
     prompt_given, prompt = prompt is not None, Scenario.prompt if prompt is None else prompt
     if context is None:
         context = prompt + output if output > 0 else Scenario.context
@@ -153,15 +145,15 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
 @workloads_option
 @servers_option
 @clouds_option
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("out"), show_default=True, help="Output folder.")
+@click.option("--out", "out_dir", default="out", show_default=True,
+              help="Output folder (created; checked for writing before the build starts).")
 @set_option
 @assumptions_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON summary of what was written instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
 def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: Path,
-          servers_path: Path, clouds_path: Path, out_dir: Path, overrides: tuple[str, ...],
+          servers_path: Path, clouds_path: Path, out_dir: str, overrides: tuple[str, ...],
           assumptions_file: Path | None, as_json: bool, quiet: bool) -> None:
     """Write the capacity-plan workbook (every derived cell a live formula) and HTML summary.
 
@@ -177,9 +169,10 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
     from planner.build import run_build
     from planner.outputs.progress import report
 
+    out = check_output_folder(out_dir)
     progress = None if quiet or as_json else report  # a bar on stderr for builds over 3 s
-    result = run_build(models_path, gpus_path, grid_path, out_dir,
-                       _assumptions(assumptions_file, overrides), progress, workloads_path,
+    result = run_build(models_path, gpus_path, grid_path, out,
+                       overrides_from(assumptions_file, overrides), progress, workloads_path,
                        servers_path, clouds_path)
     if as_json:
         click.echo(json.dumps(result, indent=2))
@@ -250,7 +243,7 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, cloud
     from planner.outputs.terminal import size_report
     from planner.plan.sizing import size_all, size_json
 
-    assumptions = _assumptions(assumptions_file, overrides)
+    assumptions = overrides_from(assumptions_file, overrides)
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
     servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
@@ -335,7 +328,7 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     from planner.plan.sizing import size_all
 
     check_run(requests, utilisation)
-    assumptions = _assumptions(assumptions_file, overrides)
+    assumptions = overrides_from(assumptions_file, overrides)
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
     servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
@@ -513,6 +506,8 @@ def import_workbook(workbook: Path, to_dir: Path | None, accepted: tuple[str, ..
     from planner.roundtrip.importing import import_workbook as run_import
 
     cells = [c.strip() for item in accepted for c in item.split(",") if c.strip()]
+    if to_dir is not None:
+        check_output_folder(str(to_dir), "--to")
     result = run_import(workbook, to_dir, cells)
     click.echo(json.dumps(import_json(result), indent=2) if as_json else import_text(result))
 
@@ -554,6 +549,8 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
 
     if entry_id is not None and len(paths) > 1:
         raise ArgumentError(f"--id {entry_id}: names one entry, but {len(paths)} PATHs were given")
+    if to_file is not None:
+        check_output_file(to_file)
     items = import_paths(paths, entry_id)
     if entry_id is not None and len(items) > 1:
         raise ArgumentError(f"--id {entry_id}: names one entry, but {paths[0]} holds "

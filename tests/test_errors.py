@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -595,6 +596,7 @@ def test_calibrate_rejects_settings_without_traceback(args: list[str], expect: s
 # on a machine where `pip install -e .` was skipped or failed half-way.
 WITHOUT_PACKAGE = """
 import sys
+import time
 
 MISSING = sys.argv[1]
 
@@ -719,3 +721,29 @@ def test_build_says_which_shipped_workloads_a_models_file_drops(tmp_path: Path) 
     assert "Note: left out 4 shipped workload(s)" in done.stderr
     assert "  chat-assistant-70b: its model llama-3.1-70b is not in models.yaml" in done.stderr
     assert "code-completion-7b" in done.stderr and "rag-8b-long-context" not in done.stderr
+
+
+@pytest.mark.parametrize("out, expect", [
+    ("/dev/null", "--out /dev/null: is not a folder (it is a file or a device)"),
+    ("", "--out '': give a folder to write into"),
+    ("/etc/hostname/plans", "--out /etc/hostname/plans: cannot be created, /etc/hostname is a "
+                            "file, not a folder"),
+], ids=["dev-null", "empty", "under-a-file"])
+def test_build_out_is_checked_before_the_build(out: str, expect: str) -> None:
+    done = _planner("build", "--out", out)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"Error: {expect}"), done.stderr
+    assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
+
+
+def test_build_into_a_read_only_folder_is_refused_before_the_build(tmp_path: Path) -> None:
+    from tests.test_import import _read_only_folder
+
+    folder = _read_only_folder(tmp_path)
+    started = time.perf_counter()
+    message = _error(["build", "--out", str(folder / "plans")])
+    assert message.startswith(f"--out {folder / 'plans'}: cannot write into {folder} to create "
+                              "it"), message
+    message = _error(["build", "--out", str(folder)])
+    assert message.startswith(f"--out {folder}: cannot write into it"), message
+    assert time.perf_counter() - started < 5  # refused at once, not after the build

@@ -494,3 +494,11 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
         except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
             raise CatalogError(loc, str(exc).split(": ", 1)[-1]) from None
     return out
+
+
+def overrides_from(path: Path | None, items: tuple[str, ...] | list[str]
+                   ) -> dict[str, float | str]:
+    """Overrides from ``--assumptions FILE``, then ``--set`` on top."""
+    values = load_assumptions_file(path) if path is not None else {}
+    values.update(parse_overrides(items))
+    return values
