@@ -569,7 +569,10 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
 def main() -> None:
     try:
         cli.main(standalone_mode=False, prog_name="planner")
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click's word for Ctrl-C (and SIGTERM mid-write)
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            click.echo("Interrupted.", err=True)
+            sys.exit(128 + int(getattr(exc.__cause__, "signal_number", 2)))
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as exc:
