@@ -103,10 +103,13 @@ def cli() -> None:
 @gpus_option
 @set_option
 @assumptions_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="Print every quantity and assumption after the verdict.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | None, batch: int,
          prompt: int | None, output: int, models_path: Path, gpus_path: Path,
-         overrides: tuple[str, ...], assumptions_file: Path | None, as_json: bool) -> None:
+         overrides: tuple[str, ...], assumptions_file: Path | None, verbose: bool,
+         as_json: bool) -> None:
     """Size one configuration: memory, fit, decode speed, serving speed, TTFT and cost.
 
     \b
@@ -133,7 +136,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
     if as_json:
         click.echo(json.dumps(to_json(env), indent=2))
         return
-    click.echo(calc_report(env))
+    click.echo(calc_report(env, verbose))
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
