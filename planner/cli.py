@@ -182,7 +182,7 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
         return
     from planner.outputs.terminal import build_notes
 
-    for note in build_notes(result):
+    for note in build_notes(result, own_grid=grid_path != DEFAULT_GRID):
         click.echo(note, err=True)
     if not quiet:
         click.echo(f"Wrote {result['rows']:,} configurations and {result['workloads']} sized "

@@ -747,3 +747,20 @@ def test_build_into_a_read_only_folder_is_refused_before_the_build(tmp_path: Pat
     message = _error(["build", "--out", str(folder)])
     assert message.startswith(f"--out {folder}: cannot write into it"), message
     assert time.perf_counter() - started < 5  # refused at once, not after the build
+
+
+def test_a_yaml_input_above_the_size_limit_is_refused(tmp_path: Path) -> None:
+    """A 20 MB catalog is a mistake (a dump, a log) that PyYAML would take minutes over: it is
+    refused at once, saying the limit, before being read."""
+    from planner.inputs.yamlsource import MAX_YAML_BYTES
+
+    path = tmp_path / "models.yaml"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(models(LLAMA))
+        handle.write("# " + "x" * MAX_YAML_BYTES + "\n")
+    started = time.perf_counter()
+    message = _error(["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--models",
+                      str(path)])
+    assert time.perf_counter() - started < 5
+    assert message.startswith(f"{path}: is 20.0 MB, more than the 20 MB a YAML input may be")
+    assert "hint: pass a YAML file" in message

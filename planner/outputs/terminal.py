@@ -401,12 +401,13 @@ def simulate_report(run: SimulationRun) -> str:
     return "\n".join(lines)
 
 
-def build_notes(result: dict[str, object]) -> list[str]:
-    """What `planner build` left out and why, for stderr: grid configurations skipped, and
-    shipped workloads dropped beside a user's own model or GPU catalog."""
+def build_notes(result: dict[str, object], own_grid: bool = True) -> list[str]:
+    """What `planner build` left out and why, for stderr: configurations a grid of the user's
+    own skipped (the shipped grid's skips are by design, its comment says so), and shipped
+    workloads dropped beside a user's own model or GPU catalog."""
     notes = []
     skipped = {k: v for k, v in result.get("skipped", {}).items() if v}  # type: ignore[attr-defined]
-    if skipped:
+    if skipped and own_grid:
         notes.append("Note: left out " + ", ".join(f"{n:,} configurations ({why})"
                                                    for why, n in skipped.items()))
     left_out: dict[str, str] = result.get("workloads_left_out", {})  # type: ignore[assignment]
