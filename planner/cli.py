@@ -26,6 +26,7 @@ from planner.inputs.grid import DEFAULT_GRID
 from planner.inputs.scenario import Scenario
 from planner.inputs.writable import check_output_file, check_output_folder
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.outputs.progress import report
 from planner.outputs.terminal import calc_report
 from planner.plan.calc import evaluate, to_json
 
@@ -170,7 +171,6 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
       planner build --grid my-grid.yaml --models my-models.yaml
     """
     from planner.build import run_build
-    from planner.outputs.progress import report
 
     out = check_output_folder(out_dir)
     progress = None if quiet or as_json else report  # a bar on stderr for builds over 3 s
@@ -325,7 +325,6 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     from planner.inputs.catalog import load_servers, load_workloads
     from planner.inputs.overrides import apply
     from planner.inputs.workloads import adhoc_workloads
-    from planner.outputs.progress import report
     from planner.outputs.terminal import simulate_report
     from planner.plan.simulate import check_run, simulate_replica, simulation_json
     from planner.plan.sizing import size_all
@@ -465,7 +464,7 @@ def diff(workbook: Path, against: Path | None, as_json: bool) -> None:
     from planner.roundtrip.diff import diff_json, diff_text, diff_workbook
 
     try:
-        result = diff_workbook(workbook, against)
+        result = diff_workbook(workbook, against, None if as_json else report)
     except PlannerError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
@@ -511,7 +510,7 @@ def import_workbook(workbook: Path, to_dir: Path | None, accepted: tuple[str, ..
     cells = [c.strip() for item in accepted for c in item.split(",") if c.strip()]
     if to_dir is not None:
         check_output_folder(str(to_dir), "--to")
-    result = run_import(workbook, to_dir, cells)
+    result = run_import(workbook, to_dir, cells, None if as_json else report)
     click.echo(json.dumps(import_json(result), indent=2) if as_json else import_text(result))
 
 
