@@ -195,8 +195,8 @@ def test_which_command_table_names_every_command() -> None:
 
 def test_the_stated_build_time_is_measured_by_the_bench() -> None:
     """The README's build time names the command that measured it, and that command exists."""
-    stated = re.search(r"\(about (\d+) s on [^)]*measured with `python bench/bench_build.py "
-                       r"--rows 0`", README)
+    stated = re.search(r"\(about (\d+) s on [^)]*measured\s+with\s+`python\s+bench/"
+                       r"bench_build.py\s+--rows\s+0`", README)
     assert stated, "the set-up paragraph must state the build time and how it was measured"
     bench = (ROOT / "bench" / "bench_build.py").read_text()
     assert "if args.rows == 0:" in bench and "--rows 0" in bench
