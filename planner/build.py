@@ -41,6 +41,7 @@ def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path
         "fleet_rows": sum(len(s.rows) for s in plan.sized),
         "formula_cells": formula_cells,
         "skipped": plan.grid.skipped,
+        "workloads_left_out": dict(plan.workloads.left_out),
         "overrides": dict(overrides),
         "seconds": round(time.perf_counter() - started, 3),
     }

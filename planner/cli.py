@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
 
 from planner import __version__
-from planner.errors import PlannerError
-from planner.inputs.assumptions import parse_overrides
+from planner.errors import MissingDependencyError, PlannerError
+from planner.inputs.assumptions import overrides_from, parse_overrides
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
     DEFAULT_GPUS,
@@ -23,7 +24,9 @@ from planner.inputs.catalog import (
 )
 from planner.inputs.grid import DEFAULT_GRID
 from planner.inputs.scenario import Scenario
+from planner.inputs.writable import check_output_file, check_output_folder
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.outputs.progress import report
 from planner.outputs.terminal import calc_report
 from planner.plan.calc import evaluate, to_json
 
@@ -61,15 +64,6 @@ assumptions_option = click.option(
          "way (planner import-workbook writes one); --set wins over it.")
 
 
-def _assumptions(path: Path | None, overrides: tuple[str, ...]) -> dict[str, float | str]:
-    """Overrides from --assumptions FILE, then --set on top."""
-    from planner.inputs.assumptions import load_assumptions_file
-
-    values = load_assumptions_file(path) if path is not None else {}
-    values.update(parse_overrides(overrides))
-    return values
-
-
 @click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="planner")
 def cli() -> None:
@@ -100,8 +94,8 @@ def cli() -> None:
                    f"with --output, else {Scenario.context}]")
 @click.option("--batch", default=Scenario.batch, show_default=True, type=int,
               help="Concurrent sequences.")
-@click.option("--prompt", default=Scenario.prompt, show_default=True, type=int,
-              help="Prompt tokens (for time to first token).")
+@click.option("--prompt", default=None, type=int,
+              help=f"Prompt tokens (for time to first token).  [default: {Scenario.prompt}]")
 @click.option("--output", default=Scenario.output, show_default=True, type=int,
               help="Output tokens per request: decode speed is taken at the mean context "
                    "prompt + output/2 and the engine's interleaved prefill is counted "
@@ -110,10 +104,13 @@ def cli() -> None:
 @gpus_option
 @set_option
 @assumptions_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="Print every quantity and assumption after the verdict.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | None, batch: int,
-         prompt: int, output: int, models_path: Path, gpus_path: Path,
-         overrides: tuple[str, ...], assumptions_file: Path | None, as_json: bool) -> None:
+         prompt: int | None, output: int, models_path: Path, gpus_path: Path,
+         overrides: tuple[str, ...], assumptions_file: Path | None, verbose: bool,
+         as_json: bool) -> None:
     """Size one configuration: memory, fit, decode speed, serving speed, TTFT and cost.
 
     \b
@@ -123,12 +120,16 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
       planner calc --model llama-3.1-8b --gpu l40s --set engine=sglang \\
                    --set gpu_memory_utilization=0.88 --json
     """
-    assumptions = _assumptions(assumptions_file, overrides)
+    from planner.inputs.overrides import apply
+    from planner.inputs.scenario import check_request_within_context
+
+    assumptions = overrides_from(assumptions_file, overrides)
+    prompt_given, prompt = prompt is not None, Scenario.prompt if prompt is None else prompt
     if context is None:
         context = prompt + output if output > 0 else Scenario.context
     scenario = Scenario(model, gpu, weights.lower(), kv.lower(), tp, context, batch, prompt,
                         output)
-    from planner.inputs.overrides import apply
+    check_request_within_context(scenario, prompt_given)
 
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
@@ -136,7 +137,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
     if as_json:
         click.echo(json.dumps(to_json(env), indent=2))
         return
-    click.echo(calc_report(env))
+    click.echo(calc_report(env, verbose))
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
@@ -148,15 +149,15 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
 @workloads_option
 @servers_option
 @clouds_option
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("out"), show_default=True, help="Output folder.")
+@click.option("--out", "out_dir", default="out", show_default=True,
+              help="Output folder (created; checked for writing before the build starts).")
 @set_option
 @assumptions_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON summary of what was written instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
 def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: Path,
-          servers_path: Path, clouds_path: Path, out_dir: Path, overrides: tuple[str, ...],
+          servers_path: Path, clouds_path: Path, out_dir: str, overrides: tuple[str, ...],
           assumptions_file: Path | None, as_json: bool, quiet: bool) -> None:
     """Write the capacity-plan workbook (every derived cell a live formula) and HTML summary.
 
@@ -171,13 +172,18 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
     """
     from planner.build import run_build
 
-    progress = None if quiet or as_json else _progress
-    result = run_build(models_path, gpus_path, grid_path, out_dir,
-                       _assumptions(assumptions_file, overrides), progress, workloads_path,
+    out = check_output_folder(out_dir)
+    progress = None if quiet or as_json else report  # a bar on stderr for builds over 3 s
+    result = run_build(models_path, gpus_path, grid_path, out,
+                       overrides_from(assumptions_file, overrides), progress, workloads_path,
                        servers_path, clouds_path)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
+    from planner.outputs.terminal import build_notes
+
+    for note in build_notes(result, own_grid=grid_path != DEFAULT_GRID):
+        click.echo(note, err=True)
     if not quiet:
         click.echo(f"Wrote {result['rows']:,} configurations and {result['workloads']} sized "
                    f"workloads ({result['formula_cells']:,} formula cells) in "
@@ -245,7 +251,7 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, cloud
     from planner.plan.schedule import add_schedules, plan_schedules
     from planner.plan.sizing import size_all, size_json
 
-    assumptions = _assumptions(assumptions_file, overrides)
+    assumptions = overrides_from(assumptions_file, overrides)
     if horizon is not None:
         assumptions["horizon_quarters"] = float(horizon)
     models = apply(load_models(models_path), "models", assumptions)
@@ -333,7 +339,7 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     from planner.plan.sizing import size_all
 
     check_run(requests, utilisation)
-    assumptions = _assumptions(assumptions_file, overrides)
+    assumptions = overrides_from(assumptions_file, overrides)
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
     servers = apply(load_servers(servers_path, gpus), "servers", assumptions)
@@ -357,7 +363,7 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
         click.echo(f"Note: no candidate meets {sized.workload.id}'s targets ({sized.cannot_meet});"
                    " simulating the closest.", err=True)
     assert sized.choice is not None
-    progress = None if as_json else _simulation_progress
+    progress = None if as_json else partial(report, unit="requests")
     run = simulate_replica(sized.choice, requests, seed, utilisation, progress)
     if as_json:
         click.echo(json.dumps(simulation_json(run), indent=2))
@@ -410,6 +416,8 @@ def calibrate(logfile: Path, model: str | None, gpu: str | None, tp: int | None,
                   parse_overrides(overrides))
     result = run_calibrate(logfile, load_models(models_path), load_gpus(gpus_path), model, gpu,
                            given)
+    for warning in result.warnings:
+        click.echo(f"Warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(calibration_json(result), indent=2))
         return
@@ -429,17 +437,10 @@ def list_command(what: str, models_path: Path, gpus_path: Path, as_json: bool) -
       planner list models
       planner list gpus --json
     """
-    from planner.outputs.listing import listing
+    from planner.outputs.listing import listing, listing_text
 
     rows = listing(what, models_path, gpus_path)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    keys = list(rows[0])
-    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
-    click.echo("  ".join(k.ljust(widths[k]) for k in keys).rstrip())
-    for r in rows:
-        click.echo("  ".join(str(r[k]).ljust(widths[k]) for k in keys).rstrip())
+    click.echo(json.dumps(rows, indent=2) if as_json else listing_text(rows))
 
 
 @cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
@@ -472,7 +473,7 @@ def diff(workbook: Path, against: Path | None, as_json: bool) -> None:
     from planner.roundtrip.diff import diff_json, diff_text, diff_workbook
 
     try:
-        result = diff_workbook(workbook, against)
+        result = diff_workbook(workbook, against, None if as_json else report)
     except PlannerError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
@@ -516,7 +517,9 @@ def import_workbook(workbook: Path, to_dir: Path | None, accepted: tuple[str, ..
     from planner.roundtrip.importing import import_workbook as run_import
 
     cells = [c.strip() for item in accepted for c in item.split(",") if c.strip()]
-    result = run_import(workbook, to_dir, cells)
+    if to_dir is not None:
+        check_output_folder(str(to_dir), "--to")
+    result = run_import(workbook, to_dir, cells, None if as_json else report)
     click.echo(json.dumps(import_json(result), indent=2) if as_json else import_text(result))
 
 
@@ -557,6 +560,8 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
 
     if entry_id is not None and len(paths) > 1:
         raise ArgumentError(f"--id {entry_id}: names one entry, but {len(paths)} PATHs were given")
+    if to_file is not None:
+        check_output_file(to_file)
     items = import_paths(paths, entry_id)
     if entry_id is not None and len(items) > 1:
         raise ArgumentError(f"--id {entry_id}: names one entry, but {paths[0]} holds "
@@ -572,28 +577,13 @@ def import_command(paths: tuple[Path, ...], entry_id: str | None, to_file: Path 
         click.echo(entries_yaml(items), nl=False)
 
 
-_last_report: dict[str, float] = {}
-
-
-def _progress(stage: str, done: int, total: int) -> None:
-    """A progress bar on stderr for builds over a few seconds (rows done, rate, time left);
-    nothing when stderr is not a terminal (planner.outputs.progress)."""
-    from planner.outputs.progress import report
-
-    report(stage, done, total)
-
-
-def _simulation_progress(stage: str, done: int, total: int) -> None:
-    """Requests simulated, on stderr, for runs over a few seconds."""
-    from planner.outputs.progress import report
-
-    report(stage, done, total, "requests")
-
-
 def main() -> None:
     try:
         cli.main(standalone_mode=False, prog_name="planner")
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click's word for Ctrl-C (and SIGTERM mid-write)
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            click.echo("Interrupted.", err=True)
+            sys.exit(128 + int(getattr(exc.__cause__, "signal_number", 2)))
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as exc:
@@ -606,6 +596,11 @@ def main() -> None:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug of ours: say so plainly instead of a traceback
+        missing = (MissingDependencyError.from_import_error(exc)
+                   if isinstance(exc, ImportError) else None)
+        if missing is not None:  # openpyxl, Jinja2, ... imported where a command needs them
+            click.echo(f"Error: {missing}", err=True)
+            sys.exit(1)
         if os.environ.get("PLANNER_DEBUG"):
             raise
         click.echo(f"Internal error: {type(exc).__name__}: {exc}\n"

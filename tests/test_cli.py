@@ -154,3 +154,33 @@ def test_calc_quotes_the_measured_speed_of_its_model_class_with_its_engine_on_it
     assert f"{moe['median_ratio']:.2f}" not in line
     rtx = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "rtx-4090"])
     assert "every engine and model" not in rtx.output  # dense models with vLLM ran all
+
+
+def test_calc_prints_the_verdict_first_and_the_details_after() -> None:
+    """The answer leads: fits or not, max sequences, decode and serving speed, first token and
+    cost, before any detail; the rest of the table only with --verbose; --json unchanged."""
+    from planner.model.quantities import ROW_QUANTITIES
+
+    args = ["calc", "--model", "llama-3.1-70b", "--gpu", "h200-sxm", "--tp", "8", "--context",
+            "32768", "--batch", "32"]
+    lines = invoke(*args).output.splitlines()
+    data = json.loads(invoke(*args, "--json").output)
+    most = data["max_sequences"]
+    assert lines[2].startswith(f"FITS: 32 of at most {most} sequences; decode is memory-bound")
+    assert [line.split()[0] for line in lines[3:8]] == ["Max", "Decode", "Serving", "First",
+                                                        "Cost"]
+    assert lines[3] == f"  Max sequences  {most} of 32,768 tokens (KV cache)"
+    decode = round(data["decode_tokens_per_second"])
+    assert lines[4].startswith(f"  Decode speed   {decode:,} tokens/s at batch 32")
+    assert "output tokens/s" in lines[5] and "per million output tokens" in lines[7]
+    assert lines.index("Details:") == 9
+    text = "\n".join(lines)
+    assert "Profile run: sampler" not in text and "Assumptions: engine=vllm" not in text
+    assert "--verbose shows every quantity" in text
+    verbose = invoke(*args, "--verbose").output
+    assert verbose.splitlines()[:8] == lines[:8]
+    assert all(f"  {q.label} " in verbose for q in ROW_QUANTITIES)
+    assert "Assumptions: engine=vllm" in verbose
+    as_json = invoke(*args, "--json").output
+    assert invoke(*args, "--json", "--verbose").output == as_json
+    assert json.loads(as_json)["max_sequences"] == most

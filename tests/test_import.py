@@ -610,3 +610,108 @@ def test_gpt_oss_120b_weights(tmp_path: Path) -> None:
     (folder / "model.safetensors.index.json").write_text(json.dumps(
         {"metadata": {"total_size": checkpoint}, "weight_map": {}}))
     assert _stored(tmp_path, "gpt-oss-120b", "mxfp4")["stored"] == checkpoint
+
+
+# Numbers no model has: each is refused where it is read, naming file, line and field, instead
+# of a ZeroDivisionError, OverflowError or ValueError further on ("Internal error").
+BAD_NUMBERS = {
+    "zero-heads": ('"num_attention_heads": 32', '"num_attention_heads": 0',
+                   "field 'num_attention_heads': must be greater than 0, got 0"),
+    "zero-layers": ('"num_hidden_layers": 32', '"num_hidden_layers": 0',
+                    "field 'num_hidden_layers': must be greater than 0, got 0"),
+    "infinite-hidden": ('"hidden_size": 4096', '"hidden_size": Infinity',
+                        "field 'hidden_size': is infinite"),
+    "nan-hidden": ('"hidden_size": 4096', '"hidden_size": NaN',
+                   "field 'hidden_size': is NaN (not a number)"),
+    "negative-ffn": ('"intermediate_size": 14336', '"intermediate_size": -14336',
+                     "field 'intermediate_size': must not be negative, got -14336"),
+    "float-vocab-beyond-bounds": ('"vocab_size": 128256', '"vocab_size": 1e300',
+                                  "field 'vocab_size': 1e+300 is beyond any real model: at most "
+                                  "10,000,000"),
+    "huge-int-vocab": ('"vocab_size": 128256', '"vocab_size": ' + "1" + "0" * 400,
+                       "field 'vocab_size': 1e+400 is beyond any real model"),
+    "vocab-beyond-bounds": ('"vocab_size": 128256', '"vocab_size": 12825600000',
+                            "field 'vocab_size': 12,825,600,000 is beyond any real model"),
+    "huge-ffn": ('"intermediate_size": 14336', '"intermediate_size": 1e30',
+                 "field 'intermediate_size': 1e+30 is too large for a count"),
+    "fractional-heads": ('"num_attention_heads": 32', '"num_attention_heads": 32.5',
+                         "field 'num_attention_heads': must be a whole number, got 32.5"),
+    "text-heads": ('"num_attention_heads": 32', '"num_attention_heads": "32"',
+                   "field 'num_attention_heads': must be a number, got '32'"),
+}
+
+
+@pytest.mark.parametrize("old, new, expect", list(BAD_NUMBERS.values()), ids=list(BAD_NUMBERS))
+def test_every_number_read_is_checked(tmp_path: Path, old: str, new: str, expect: str) -> None:
+    def edit(text: str) -> str:
+        assert text.count(old) == 1, old
+        return text.replace(old, new)
+
+    folder = _copy(tmp_path, "llama-3.1-8b", edit)
+    message = error_of("import", str(folder))
+    lines = (folder / "config.json").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if new in text)
+    assert message.startswith(f"{folder / 'config.json'}, line {line}, entry 'llama-3.1-8b', "
+                              f"{expect}"), message
+
+
+def test_vision_config_numbers_are_checked(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "gemma-3-27b-it", lambda t: t.replace('"patch_size": 14',
+                                                                   '"patch_size": 0'))
+    message = error_of("import", str(folder))
+    assert "field 'vision_config.patch_size': must be greater than 0, got 0" in message
+
+
+def test_an_index_with_a_garbled_total_size_is_located(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "llama-3.1-8b")
+    (folder / "model.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": -16060522496}, "weight_map": {}}, indent=2))
+    message = error_of("import", str(folder))
+    assert message.startswith(f"{folder / 'model.safetensors.index.json'}, line 3, entry "
+                              "'llama-3.1-8b', field 'metadata.total_size': must not be "
+                              "negative"), message
+
+
+def test_shard_headers_with_garbled_shapes_fall_back_to_the_shape(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "llama-3.1-8b")
+    raw = json.dumps({"model.embed_tokens.weight": {"dtype": "BF16", "shape": ["x", 4096],
+                                                    "data_offsets": [0, 10]}}).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw)
+    fields = import_paths([folder])[0].fields
+    assert "unreadable shapes or offsets" in fields["notes"]
+    assert fields["params"] == 8_029_995_008  # derived from the shape
+
+
+def _read_only_folder(tmp_path: Path) -> Path:
+    """A folder nothing can be written into: chmod 555, or, where that does not stop us (root),
+    /sys, which the kernel keeps read-only."""
+    import os
+
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        (folder / "probe").touch()
+    except OSError:
+        return folder
+    (folder / "probe").unlink()
+    if not os.access("/sys", os.W_OK) or os.geteuid() == 0:
+        try:
+            (Path("/sys") / "planner-probe").touch()
+        except OSError:
+            return Path("/sys")
+    pytest.skip("no read-only folder on this machine")
+
+
+def test_import_to_a_read_only_folder_is_refused_before_any_work(tmp_path: Path) -> None:
+    """The message names the file asked for, not the temporary .importing file."""
+    folder = _read_only_folder(tmp_path)
+    target = folder / "models.yaml"
+    message = error_of("import", str(CONFIGS / "llama-3.1-8b"), "--to", str(target))
+    assert message.startswith(f"--to {target}: cannot write models.yaml into {folder}"), message
+    assert ".importing" not in message
+    missing = tmp_path / "nowhere" / "models.yaml"
+    assert error_of("import", str(CONFIGS / "llama-3.1-8b"), "--to", str(missing)).startswith(
+        f"--to {missing}: its folder {tmp_path / 'nowhere'} does not exist")
+    result = invoke("import", str(CONFIGS / "llama-3.1-8b"), "--to", str(tmp_path))
+    assert result.exit_code == 2 and "is a directory" in result.output

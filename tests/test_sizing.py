@@ -599,20 +599,26 @@ def test_a_tp_group_larger_than_the_instance_cannot_be_rented_there(tmp_path) ->
 
 
 def test_servers_hold_whole_tp_groups_by_hand(tmp_path) -> None:
-    """A 6-GPU server holds one TP-4 group (2 GPUs idle), so 3 replicas need 3 servers, not
-    ⌈12 / 6⌉ = 2; under n+1 a fourth."""
+    """A 6-GPU server holds one TP-4 group (2 GPUs idle), so 3 replicas (1 serving, 2 spare)
+    need 3 servers, not ⌈12 GPUs / 6⌉ = 2, under either redundancy; under n+1 a single serving
+    replica with no spare still buys a second server."""
     server = {"gpus_per_server": 6}
-    workload = {"rate_rps": 1, "spare_replicas": 0}
-    models, gpus, servers, workloads, _ = world(tmp_path, workload=workload, server=server)
-    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
-    row = next(r for r in sized.rows if r.candidate.tp == 4)
-    replicas = row.value("replicas")
-    assert row.value("replicas_per_server") == 1
-    assert row.value("servers") == replicas  # one TP-4 group per 6-GPU server
-    assert row.value("idle_gpus") == 2 * replicas
+    for redundancy in ("none", "n+1"):
+        models, gpus, servers, workloads, _ = world(
+            tmp_path, workload={"rate_rps": 1, "spare_replicas": 2}, server=server)
+        [sized] = size_all(workloads, models, gpus, servers,
+                           {**ASSUMPTIONS, "redundancy": redundancy})
+        row = next(r for r in sized.rows if r.candidate.tp == 4)
+        assert (row.value("serving_replicas"), row.value("replicas")) == (1, 3), redundancy
+        assert row.value("replicas_per_server") == 1
+        assert row.value("servers") == 3, redundancy  # one TP-4 group per 6-GPU server
+        assert row.value("gpus_bought") == 18
+        assert row.value("idle_gpus") == 6
+    models, gpus, servers, workloads, _ = world(
+        tmp_path, workload={"rate_rps": 1, "spare_replicas": 0}, server=server)
     [sized] = size_all(workloads, models, gpus, servers, {**ASSUMPTIONS, "redundancy": "n+1"})
     row = next(r for r in sized.rows if r.candidate.tp == 4)
-    assert row.value("servers") == row.value("serving_replicas") + 1
+    assert row.value("servers") == row.value("serving_replicas") + 1 == 2
     assert row.value("survives_server_loss") is True
 
 
@@ -658,3 +664,43 @@ def test_raising_a_cloud_price_never_lowers_a_rent(shipped_sizes, tmp_path) -> N
                         "cloud_reserved_3y_usd_per_year"):
                 assert y.value(key) >= x.value(key)
             assert y.value("annual_cost_usd") == pytest.approx(x.value("annual_cost_usd"))
+
+
+def test_each_alternative_is_the_cheapest_on_its_server(shipped_sizes) -> None:
+    """alternatives() gives, for every server type but the chosen one, the lowest-TCO candidate
+    on that server that meets every target (where one does; else the closest miss), found here
+    by a plain search over the rows."""
+    *_, results = shipped_sizes
+    checked = 0
+    for r in results:
+        chosen = r.choice.candidate.server if r.choice else None
+        servers = {env.candidate.server for env in r.rows} - {chosen}
+        alternatives = {env.candidate.server: env for env in r.alternatives()}
+        assert set(alternatives) == servers, r.workload.id
+        for server, alt in alternatives.items():
+            on_server = [env for env in r.rows if env.candidate.server == server]
+            meeting = [env for env in on_server if env.value("meets_targets") is True]
+            if not meeting:
+                assert alt.value("meets_targets") is not True
+                continue
+            cheapest = min(env.number("tco_usd") for env in meeting)
+            assert alt.value("meets_targets") is True, (r.workload.id, server)
+            assert alt.number("tco_usd") == cheapest, (r.workload.id, server)
+            checked += 1
+    assert checked >= 10  # enough servers with a candidate meeting the targets to mean something
+
+
+def test_present_value_factor_discounts_by_hand(tmp_path) -> None:
+    """$1 a year for 5 years at 8 % is worth 1/1.08 + 1/1.08² + ... + 1/1.08⁵ = 3.9927 today
+    (discounting), not the 5.8666 that compounding would give; at 0 % it is 5; TCO is capex +
+    opex × that factor, and the equivalent annual cost capex ÷ factor + opex."""
+    models, gpus, servers, workloads, _ = world(tmp_path)
+    by_hand = 1 / 1.08 + 1 / 1.08**2 + 1 / 1.08**3 + 1 / 1.08**4 + 1 / 1.08**5
+    assert by_hand == pytest.approx(3.99271, abs=1e-5)
+    for rate, factor in ((0.08, by_hand), (0.0, 5.0), (0.2, 2.99061)):
+        [sized] = size_all(workloads, models, gpus, servers, {**ASSUMPTIONS, "discount_rate": rate})
+        row = sized.rows[0]
+        assert row.value("present_value_factor") == pytest.approx(factor, abs=1e-5), rate
+        capex, opex = row.number("capex_usd"), row.number("opex_usd_per_year")
+        assert row.value("tco_usd") == pytest.approx(capex + opex * factor)
+        assert row.value("annual_cost_usd") == pytest.approx(capex / factor + opex)

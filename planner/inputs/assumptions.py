@@ -428,7 +428,10 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str
                 f"--set {item}: expected NAME=VALUE, e.g. gpu_memory_utilization=0.85")
         name, _, text = item.partition("=")
         name = name.strip()
-        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, checked when applied
+        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, its value checked here
+            from planner.inputs.overrides import check_field_override
+
+            check_field_override(name, text.strip())
             out[name] = text.strip()
             continue
         if name in ASSUMPTIONS:
@@ -520,3 +523,11 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
         except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
             raise CatalogError(loc, str(exc).split(": ", 1)[-1]) from None
     return out
+
+
+def overrides_from(path: Path | None, items: tuple[str, ...] | list[str]
+                   ) -> dict[str, float | str]:
+    """Overrides from ``--assumptions FILE``, then ``--set`` on top."""
+    values = load_assumptions_file(path) if path is not None else {}
+    values.update(parse_overrides(items))
+    return values

@@ -205,15 +205,20 @@ def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
 
     path = Path(path)
     entries: dict[str, Entry] = {}
+    left_out: dict[str, str] = {}
     for entry_id, (values, lines, line) in _parse_entries(path, "workloads",
                                                           WORKLOAD_FIELDS).items():
         if not strict:
             if values.get("model") not in models.entries:
+                left_out[entry_id] = f"its model {values.get('model')} is not in " \
+                                     f"{models.path.name}"
                 continue
             allowed = values.get("gpus")
             if isinstance(allowed, list):
                 kept = [g for g in allowed if g in gpus.entries]
                 if not kept:
+                    left_out[entry_id] = f"none of its GPUs ({', '.join(map(str, allowed))}) " \
+                                         f"is in {gpus.path.name}"
                     continue
                 values["gpus"] = kept
         w = Workload(entry_id, values, lines, line, path)
@@ -244,7 +249,7 @@ def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
                                "growth: a monthly rate the schedule compounds; schedule: the "
                                "peak rate of each quarter after the first")
         entries[entry_id] = w
-    return Catalog(path, _digest(path), entries)
+    return Catalog(path, _digest(path), entries, left_out)
 
 
 def load_clouds(path: Path | str, gpus: Catalog, strict: bool = True) -> Catalog:

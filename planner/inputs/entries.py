@@ -79,3 +79,4 @@ class Catalog:
     path: Path
     sha256: str
     entries: Mapping[str, Entry]
+    left_out: Mapping[str, str] = field(default_factory=dict)  # id -> why (strict=False)

@@ -24,11 +24,18 @@ class FieldSpec:
     allow_zero: bool = False  # numbers are > 0 unless this is set
     help: str = ""
     choices: tuple[str, ...] = ()  # the values a text field may take; any text when empty
+    most: float | None = None  # the largest sane value, with why in `most_why`
+    most_why: str = ""
     minimum: float | None = None  # a number may go down to this (negative) value when set
 
 
-def _int(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
-    return FieldSpec("int", required, allow_zero, help)
+# Whole numbers above this are not counts any model has, and lose precision as floats.
+LARGEST_COUNT = 2**53
+
+
+def _int(help: str, required: bool = False, allow_zero: bool = False,
+         most: float | None = None, most_why: str = "") -> FieldSpec:
+    return FieldSpec("int", required, allow_zero, help, (), most, most_why)
 
 
 def _num(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
@@ -46,14 +53,18 @@ MODEL_FIELDS: dict[str, FieldSpec] = {
     "hf_id": _text("the Hugging Face repository id, e.g. meta-llama/Llama-3.1-8B-Instruct"),
     "params": _num("total parameters from the model card (derived from the shape when absent)"),
     "active_params": _num("parameters active per token (MoE)"),
-    "num_hidden_layers": _int("transformer layers", True),
-    "hidden_size": _int("model width", True),
-    "num_attention_heads": _int("query heads", True),
+    "num_hidden_layers": _int("transformer layers", True, most=10_000,
+                      most_why="the deepest models have about 200 layers"),
+    "hidden_size": _int("model width", True, most=1_000_000,
+                      most_why="the widest models are about 20,000 wide"),
+    "num_attention_heads": _int("query heads", True, most=100_000,
+                      most_why="the largest models have about 128 query heads"),
     "num_key_value_heads": _int("key/value heads (GQA); equals the query heads when absent"),
     "head_dim": _int("per-head width when the config states it"),
     "intermediate_size": _int("FFN width (per expert for Mixtral and gpt-oss)", True),
     "intermediate_size_mlp": _int("dense-layer FFN width (Llama 4)"),
-    "vocab_size": _int("vocabulary / embedding rows", True),
+    "vocab_size": _int("vocabulary / embedding rows", True, most=10_000_000,
+                      most_why="the largest vocabularies have about 260,000 entries"),
     "tie_word_embeddings": FieldSpec("bool", help="true when input and output embeddings share"),
     "max_position_embeddings": _int("longest context the config allows"),
     "num_local_experts": _int("routed experts (Mixtral, gpt-oss, Llama 4)"),
@@ -282,6 +293,16 @@ def suggest_field(word: str, choices: list[str]) -> str:
     return f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(choices)}"
 
 
+def _shown(value: float) -> str:
+    """A number for a message: 12,825,600,000; 1e+30; 1e+400 (an int too large for a float)."""
+    if isinstance(value, int) and abs(value) >= 10**15:
+        digits = str(abs(value))
+        fraction = digits[1:3].rstrip("0")
+        return f"{'-' if value < 0 else ''}{digits[0]}{'.' + fraction if fraction else ''}" \
+               f"e+{len(digits) - 1}"
+    return f"{value:,}" if abs(value) < 1e15 else f"{value:.3g}"
+
+
 def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
     value = node.value
     if spec.kind == "text":
@@ -323,9 +344,16 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
     if value == 0 and not spec.allow_zero:
         raise CatalogError(loc, "must be greater than 0, got 0",
                            f"expected {spec.help}; leave the field out if it does not apply")
+    if spec.most is not None and value > spec.most:
+        raise CatalogError(loc, f"{_shown(value)} is beyond any real model: at most "
+                           f"{spec.most:,.0f} ({spec.most_why})",
+                           f"expected {spec.help}; check the value")
     if spec.kind == "int":
         if isinstance(value, float) and not value.is_integer():
             raise CatalogError(loc, f"must be a whole number, got {value}", f"expected {spec.help}")
+        if value > LARGEST_COUNT:
+            raise CatalogError(loc, f"{_shown(value)} is too large for a count (at most 2^53)",
+                               f"expected {spec.help}; check the value")
         return int(value)
     return value
 

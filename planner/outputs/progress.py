@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-DELAY = 3.0  # seconds a build runs before anything is drawn
+DELAY = 2.0  # seconds a build (diff, import-workbook) runs before anything is drawn
 INTERVAL = 0.25  # least seconds between redraws
 WIDTH = 24  # characters of the bar
 
@@ -52,7 +52,7 @@ class ProgressBar:
         if stage != self.stage:
             self.stage, self.stage_started, self.stage_done, self.drawn = stage, now, done, 0.0
         finished = total > 1 and done >= total
-        if now - self.started < self.delay and not (finished and self.open):
+        if now - self.started <= self.delay and not (finished and self.open):
             return
         if not finished and self.drawn and now - self.drawn < self.interval:
             return

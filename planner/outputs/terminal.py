@@ -72,24 +72,37 @@ def value_text(value: Value, quantity: Quantity) -> str:
     return f"{text} {quantity.unit}" if quantity.unit else text
 
 
-def calc_report(env: RowEnv) -> str:
-    """The table `planner calc` prints: every quantity with its unit, then the verdict."""
+# What `planner calc` shows under its verdict without --verbose: where the memory goes.
+CALC_DETAILS = ("weight_bytes_per_gpu", "runtime_bytes_per_gpu", "usable_bytes_per_gpu",
+                "kv_pool_bytes_per_gpu", "kv_bytes_per_token", "kv_bytes_per_sequence",
+                "kv_pool_tokens", "decode_step_seconds", "decode_bound", "prefill_seconds",
+                "ttft_seconds")
+
+
+def calc_report(env: RowEnv, verbose: bool = False) -> str:
+    """The text `planner calc` prints: the configuration, the verdict (fits or not, how many
+    sequences, decode and serving speed, cost), then the details: where the memory goes and
+    the step times, or with `verbose` every quantity, the notes and the assumptions."""
     s = env.scenario
     m, g = env.model.model, env.gpu
     lines = [
         f"{m.name} on {s.tp} × {g.name}  (weights {s.weights}, KV {s.kv}, context {s.context:,} "
         f"tokens, batch {s.batch}, prompt {s.prompt:,})",
         "",
+        _verdict(env),
+        *_answers(env),
+        "",
+        "Details:" if not verbose else "Every quantity:",
     ]
-    width = max(len(q.label) for q in ROW_QUANTITIES) + 2
-    for q in ROW_QUANTITIES:
+    shown = ROW_QUANTITIES if verbose else [ROW_BY_NAME[name] for name in CALC_DETAILS]
+    width = max(len(q.label) for q in shown) + 2
+    for q in shown:
         lines.append(f"  {q.label:<{width}}{value_text(env.value(q.name), q)}")
     lines.append("")
     if env.model.value("params_basis") == "derived from shape":
         derived = env.model.value("params_total")
         lines.append(f"Note: the catalog gives no params for {m.id}; "
                      f"{derived:,.0f} parameters are derived from its shape.")
-    lines.append(_verdict(env))
     price = f"${g.number('price_per_hour_usd')}/GPU-hour as of {g.text('price_date')}"
     lines.append("Exact: memory and fit, given the shapes, formats and memory assumptions. "
                  "Estimates: decode speed and TTFT rest on bandwidth_efficiency, "
@@ -99,9 +112,49 @@ def calc_report(env: RowEnv) -> str:
                                 model_class(env.model.model)))
     if ttft := ttft_sentence():
         lines.append(ttft)
-    lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
-        f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
+    if verbose:
+        lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
+            f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
+    else:
+        lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. --verbose shows every quantity and "
+                     "assumption; --json all of them in base units.")
     return "\n".join(lines)
+
+
+def _answers(env: RowEnv) -> list[str]:
+    """The verdict's figures, one a line: sequences, decode and serving speed, first token,
+    cost (the cost as rented, the GPU fully busy)."""
+    v = env.value
+    rows = [
+        ("Max sequences", f"{v('max_sequences'):,} of {env.scenario.context:,} tokens "
+                          "(KV cache)" if isinstance(v("max_sequences"), int | float)
+         else str(v("max_sequences"))),
+        ("Decode speed", f"{_rate(v('decode_tokens_per_second'))} tokens/s at batch "
+                         f"{env.scenario.batch} ({_rate(v('tokens_per_second_per_sequence'))} "
+                         f"per user), {v('decode_bound')}-bound"),
+        ("Serving speed", f"{_rate(v('serving_output_tokens_per_second'))} output tokens/s, "
+                          f"{_time(v('tpot_seconds'))} per output token"),
+        ("First token", f"{_time(v('prefill_seconds'))} (prefill alone, no queue)"),
+        ("Cost", f"{_usd(v('cost_per_million_tokens'))} per million output tokens (rented, "
+                 "fully busy)" if isinstance(v("cost_per_million_tokens"), int | float)
+         else f"none: {v('cost_per_million_tokens')}"),
+    ]
+    if v("fits") is not True:
+        rows[1:4] = [(label, f"{text} (were it to fit)") for label, text in rows[1:4]]
+    return [f"  {label:<15}{text}" for label, text in rows]
+
+
+def _rate(x: Value) -> str:
+    return f"{x:,.0f}" if isinstance(x, int | float) and x >= 100 else (
+        f"{x:,.2f}" if isinstance(x, int | float) else str(x))
+
+
+def _time(x: Value) -> str:
+    return seconds_text(x) if isinstance(x, int | float) else str(x)
+
+
+def _usd(x: Value) -> str:
+    return f"${x:,.2f}" if isinstance(x, int | float) else str(x)
 
 
 def m_id(env: RowEnv) -> str:
@@ -346,3 +399,20 @@ def simulate_report(run: SimulationRun) -> str:
         lines.append("At or above capacity the queue grows for as long as requests arrive: the "
                      "figures depend on --requests.")
     return "\n".join(lines)
+
+
+def build_notes(result: dict[str, object], own_grid: bool = True) -> list[str]:
+    """What `planner build` left out and why, for stderr: configurations a grid of the user's
+    own skipped (the shipped grid's skips are by design, its comment says so), and shipped
+    workloads dropped beside a user's own model or GPU catalog."""
+    notes = []
+    skipped = {k: v for k, v in result.get("skipped", {}).items() if v}  # type: ignore[attr-defined]
+    if skipped and own_grid:
+        notes.append("Note: left out " + ", ".join(f"{n:,} configurations ({why})"
+                                                   for why, n in skipped.items()))
+    left_out: dict[str, str] = result.get("workloads_left_out", {})  # type: ignore[assignment]
+    if left_out:
+        notes.append(f"Note: left out {len(left_out)} shipped workload(s) the catalogs given "
+                     "cannot run (pass --workloads with your own to size them):")
+        notes += [f"  {name}: {why}" for name, why in left_out.items()]
+    return notes

@@ -184,11 +184,11 @@ def _refuse(d: WorkbookDiff, formulas: list[FormulaChange], inputs: list[InputCe
 
 
 def import_workbook(workbook: Path | str, to: Path | str | None = None,
-                    accept: Sequence[str] = ()) -> ImportResult:
+                    accept: Sequence[str] = (), progress: Any = None) -> ImportResult:
     from planner.outputs.workbook import SHEET_ORDER
 
     workbook = Path(workbook)
-    d = diff_workbook(workbook)
+    d = diff_workbook(workbook, progress=progress)
     folder = Path(to) if to is not None else workbook.parent / "imported"
     accepted = {_parse_cell(text, SHEET_ORDER): text for text in accept}
     used: set[tuple[str, str]] = set()

@@ -8,12 +8,12 @@ evaluated and streamed into the package at that point (``grid_sheet.GridStream``
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from openpyxl import Workbook
 
+from planner.outputs.atomic import temp_folder
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.about_sheet import write_about
 from planner.outputs.workbook.cache import inject
@@ -101,7 +101,7 @@ def write_workbook(plan: Plan, path: Path,
                 w.ws.close()
         raise
     wb.calculation.fullCalcOnLoad = True
-    with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+    with temp_folder(path) as tmp:  # beside the output, swept if a build is killed
         bare = Path(tmp) / "formulas-only.xlsx"
         if progress:
             progress("saving workbook", 0, 1)
