@@ -618,7 +618,7 @@ def test_finance_inputs_come_first_in_words_with_their_stored_precision(small_wo
                      "pue": "1.25", "colocation_usd_per_kw_month": "$184.06",
                      "reserved_discount": "41%"}
     label = ws.cell(named_cell(wb, "electricity_usd_per_kwh").row, 1).value
-    assert label == "Electricity price"
+    assert label == "Electricity price [USD/kWh]"
     for a in ASSUMPTIONS.values():
         if a.group in ("site", "finance"):  # the evidence in words, not only a repo path
             words = re.sub(r"\([^)]*\.md[^)]*\)", "", a.source)

@@ -114,7 +114,9 @@ def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
                 continue
             row = w.row + 1
             value = plan.assumptions[a.name]
-            w.append([Styled(a.label, styles.WRAP), Input(value, assumption_format(a, value)),
+            unit = PERCENT_UNITS.get(a.unit, a.unit)
+            label = a.label if a.choices or not unit else f"{a.label} [{unit}]"
+            w.append([Styled(label, styles.WRAP), Input(value, assumption_format(a, value)),
                       Styled(PERCENT_UNITS.get(a.unit, a.unit)),
                       Styled(a.default, styles.TEXT, assumption_format(a, a.default)),
                       Styled(a.name), Styled(a.reason, styles.WRAP),

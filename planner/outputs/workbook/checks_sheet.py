@@ -192,7 +192,7 @@ def write_checks(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock],
     assert w.row == last
     bad = PatternFill("solid", fgColor=styles.BAD_FILL, bgColor=styles.BAD_FILL)
     w.ws.conditional_formatting.add(f"B{FIRST_CHECK_ROW}:B{last}", CellIsRule(
-        operator="notEqual", formula=["0"], fill=bad, font=Font(color="9C0006", bold=True)))
+        operator="equal", formula=["1"], fill=bad, font=Font(color="9C0006", bold=True)))
     styles.protect(w.ws)
 
 

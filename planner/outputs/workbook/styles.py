@@ -90,7 +90,8 @@ def register(wb: Workbook) -> None:
         NamedStyle(TITLE, font=Font(bold=True, size=14, color="1F3864")),
         NamedStyle(NOTE, font=Font(italic=True, color="595959"),
                    alignment=Alignment(wrap_text=False)),
-        NamedStyle(NAV, font=Font(color="0563C1", underline="single")),
+        NamedStyle(NAV, font=Font(color="0563C1", underline="single"),
+                   alignment=Alignment(vertical="top")),
     ]
     for style in styles:
         wb.add_named_style(style)
