@@ -304,9 +304,18 @@ def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
             "capacity_requests_per_second", "rate_requests_per_second", "ttft_target_seconds",
             "itl_target_seconds", "alternatives", "latency_percentile", "itl_percentile_seconds",
             "ttft_percentile_seconds", "speed_basis", "speed_ratio_applied",
-            "replicas_optimistic", "replicas_pessimistic", "at_risk", "met", "cannot_meet"}
+            "replicas_optimistic", "replicas_pessimistic", "at_risk", "met", "cannot_meet",
+            "gpus_bought", "idle_gpus", "extra_replicas", "server_capex_usd",
+            "network_capex_usd", "annual_cost_usd", "cloud_reserved_3y_usd_per_year",
+            "cheapest_rent_usd_per_year", "verdict", "verdict_saving_usd_per_year",
+            "survives_server_loss", "order"}
     for w in out["workloads"]:
         assert keys <= set(w)
+        order = w["order"]
+        assert order["extended_price_usd"] == order["quantity"] * order["unit_price_usd"] == \
+            pytest.approx(w["server_capex_usd"])
+        assert w["gpus_bought"] == w["gpus"] + w["idle_gpus"] + w["extra_replicas"] * \
+            w["choice"]["tp"]
         assert set(w["choice"]) == {"gpu", "server", "weights", "kv", "tp", "batch_per_replica"}
         assert w["met"] is True and w["cannot_meet"] is None
         assert w["replicas_optimistic"] <= w["replicas"] - w["spare_replicas"] <= \
@@ -321,6 +330,12 @@ def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
     assert totals.pop("verdict") == ("buy" if owned <= rent else "rent")
     for key, total in totals.items():
         assert total == pytest.approx(sum(w[key] for w in out["workloads"]))
+    fleet = out["fleet"]
+    assert fleet["racks_packed"] == math.ceil(round(totals["rack_share"], 6)) <= totals["racks"]
+    rents = [sum(w[k] for w in out["workloads"]) for k in (
+        "cloud_usd_per_year", "cloud_reserved_usd_per_year", "cloud_reserved_3y_usd_per_year")]
+    assert fleet["cheapest_rent_usd_per_year"] == pytest.approx(min(rents))
+    assert (fleet["verdict"] == "buy") == (totals["annual_cost_usd"] <= min(rents))
 
 
 @pytest.mark.parametrize("change,message", [

@@ -310,54 +310,76 @@ ASSUMPTIONS: dict[str, Assumption] = {
             0.8,
             "headroom for bursts and latency tails: llm-d planner sizes with 20 % headroom, "
             "fleet-sim caps utilisation at 0.85",
-            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+            "llm-d planner sizes replicas from QPS with 20 % headroom; vLLM semantic-router "
+            "fleet-sim caps utilisation at 0.85 (docs/tco-evidence.md §11)", minimum=0.05,
+            maximum=1.0, group="site",
         ),
         Assumption(
             "pue", "Power usage effectiveness (facility ÷ IT power)", "ratio", 1.25,
             "Epoch's default for non-hyperscale sites; enterprise colocation 1.5-1.6, new AI "
             "builds under 1.3, hyperscalers 1.1",
-            "docs/tco-evidence.md (Uptime Institute, Epoch)", minimum=1.0, maximum=3.0,
+            "Uptime Institute surveys (industry average 1.55-1.58, 2021-23); Google 1.10, Meta "
+            "1.09; Epoch AI's cost model uses 1.25 outside hyperscalers (docs/tco-evidence.md "
+            "§1)", minimum=1.0, maximum=3.0,
             group="site",
         ),
         Assumption(
             "electricity_usd_per_kwh", "Electricity price", "USD/kWh", 0.0826,
-            "US industrial average price, 2025 (EIA via Epoch)", "docs/tco-evidence.md",
+            "US industrial average price, 2025 (EIA via Epoch)",
+            "US Energy Information Administration: average industrial price 8.26 ¢/kWh in "
+            "2025 (7.71 in 2024), as tabled in Epoch AI's hardware cost model "
+            "(docs/tco-evidence.md §2)",
             minimum=0.0, maximum=2.0, group="site",
         ),
         Assumption(
             "average_power_share", "Average draw ÷ maximum server power", "fraction", 0.75,
             "Epoch assumes GPU servers average 75 % of their rated maximum",
-            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+            "Epoch AI's hardware cost model: average draw 75 % of server TDP for GPUs; a DGX "
+            "H100 typically draws 6.5-8.5 of its 10.2 kW (docs/tco-evidence.md §3)",
+            minimum=0.05, maximum=1.0, group="site",
         ),
         Assumption(
             "rack_power_kw", "Power one rack can feed and cool", "kW", 40.8,
             "four DGX H100 (10.2 kW each) per 40.8 kW rack in NVIDIA's SuperPOD design; most "
             "enterprise sites have no rack above 30 kW",
-            "docs/tco-evidence.md", minimum=1.0, maximum=500.0, group="site",
+            "NVIDIA DGX SuperPOD H100 data-center design guide: 4 systems of 10.2 kW per "
+            "40.8 kW rack; Uptime Institute 2024: most sites have no rack above 30 kW "
+            "(docs/tco-evidence.md §4)", minimum=1.0, maximum=500.0, group="site",
         ),
         Assumption(
             "rack_units_per_rack", "Usable rack units per rack", "U", 42.0,
-            "a standard 42U rack", "docs/tco-evidence.md", minimum=1.0, maximum=60.0,
+            "a standard 42U rack",
+            "a standard full-height 19-inch rack has 42U; MGX/NVL72 racks are 48U "
+            "(docs/tco-evidence.md §5)", minimum=1.0, maximum=60.0,
             group="site",
         ),
         Assumption(
             "colocation_usd_per_kw_month", "Colocation price per kW of IT capacity", "USD/kW-month",
             184.06,
             "North America primary markets, 250-500 kW requirements, H2 2024 (CBRE); power "
-            "billed separately", "docs/tco-evidence.md", minimum=0.0, maximum=2000.0,
+            "billed separately",
+            "CBRE North America Data Center Trends, H2 2024: $184.06 per kW per month for "
+            "250-500 kW in primary markets, +12.6 % year on year (docs/tco-evidence.md §6)",
+            minimum=0.0, maximum=2000.0,
             group="site",
         ),
         # -- finance ------------------------------------------------------------------------
         Assumption(
             "amortisation_years", "Amortisation period", "years", 5.0,
             "Amazon moved a subset of servers back to 5 years in 2025 citing the AI pace; "
-            "Meta 5.5, Microsoft and Alphabet 6", "docs/tco-evidence.md", minimum=1.0,
+            "Meta 5.5, Microsoft and Alphabet 6",
+            "hyperscalers' annual reports: Amazon 5 years from 2025 for a subset of servers, "
+            "Meta 5.5, Microsoft and Alphabet 6; Epoch AI uses 5 years from 2023 "
+            "(docs/tco-evidence.md §7)", minimum=1.0,
             maximum=15.0, group="finance",
         ),
         Assumption(
             "discount_rate", "Discount rate for opex", "fraction per year", 0.08,
             "a typical corporate cost of capital; the after-tax cost of debt is the textbook "
-            "rate for lease-versus-buy", "docs/tco-evidence.md", minimum=0.0, maximum=1.0,
+            "rate for lease-versus-buy",
+            "Damodaran, US cost of capital by industry, January 2026: 5.0-9.4 % (after-tax "
+            "cost of debt 3.6-4.0 %); lease-versus-buy textbooks (docs/tco-evidence.md §8)",
+            minimum=0.0, maximum=1.0,
             group="finance",
         ),
         Assumption(
@@ -366,7 +388,10 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "n+1: the fleet carries each workload's peak rate with any one server down, so "
             "spares sit in another server and a workload that needs one server buys a second; "
             "none: spares may share the replicas' server (one failure can take it down)",
-            "docs/tco-evidence.md; reference/procurement-facts.md (failure rates)",
+            "Meta's Llama 3 training run on 16,384 H100: 1.4 unexpected interruptions per "
+            "8-GPU server-year; with a 3-day repair a server is down about 1.1 % of the time, "
+            "so two down at once is rare up to about 16 servers (docs/tco-evidence.md; "
+            "reference/procurement-facts.md §5)",
             choices=("none", "n+1"), group="site",
         ),
         Assumption(
@@ -386,7 +411,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",
             0.41,
             "AWS 1-year commitment 41 % (3-year 64 %), Epoch's defaults",
-            "docs/tco-evidence.md", minimum=0.0, maximum=0.95, group="finance",
+            "Epoch AI's committed-use defaults: AWS 41 % (1 year) and 64 % (3 years) off "
+            "on-demand, GCP 37/56 %, Azure 25/49 % (docs/tco-evidence.md §12)", minimum=0.0,
+            maximum=0.95, group="finance",
         ),
     ]
 }

@@ -15,7 +15,7 @@ from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
-from planner.model.expr import Value
+from planner.model.expr import DictEnv, Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
 from planner.model.quantities import ROW_BY_NAME
 from planner.plan.calc import ModelEnv, RowEnv
@@ -296,6 +296,36 @@ def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalo
 
 _TOTALS = ("gpus", "servers", "racks", "it_power_w", "facility_power_w", "capex_usd",
            "opex_usd_per_year", "tco_usd")
+# What finance buys, per workload: each a fleet quantity, summed over the workloads bought.
+FINANCE_KEYS = ("gpus_bought", "idle_gpus", "extra_replicas", "replicas_installed",
+                "rack_share", "server_capex_usd", "network_capex_usd", "energy_usd_per_year",
+                "colocation_usd_per_year", "support_usd_per_year", "annual_cost_usd",
+                "cloud_reserved_3y_usd_per_year")
+SUMMED = (*_TOTALS, *FINANCE_KEYS, "cloud_usd_per_year", "cloud_reserved_usd_per_year")
+# The fleet's own figures, over the totals: racks packed once, and buy or rent for the fleet.
+FLEET_DECISION = ("cheapest_rent_usd_per_year", "verdict", "verdict_saving_usd_per_year")
+
+
+def _as_float(value: Value) -> float:
+    return float(value) if isinstance(value, int | float) else math.nan
+
+
+def fleet_totals(results: list[Sized]) -> dict[str, Value]:
+    """The totals of the workloads bought (every quantity in SUMMED), the racks they fill when
+    packed together (their rack shares added, rounded up once) and the fleet's verdict: the
+    verdict's definition over the totals."""
+    chosen = bought(results)
+    out: dict[str, Value] = {}
+    for key in SUMMED:
+        values = [env.value(key) for env in chosen]
+        out[key] = sum(_as_float(v) for v in values)
+    shares = sum(_as_float(env.value("rack_share")) for env in chosen)
+    out["racks_packed"] = math.ceil(round(shares, 6))
+    env = DictEnv({("q", k): v for k, v in out.items()})
+    for name in FLEET_DECISION:
+        out[name] = FLEET_BY_NAME[name].expr.evaluate(env)
+        env.values[("q", name)] = out[name]
+    return out
 
 
 def _num(env: FleetEnv, name: str) -> float | int | str | bool:
@@ -328,6 +358,14 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
                 "usd_per_million_input_tokens", "cloud_usd_per_year",
                 "cloud_reserved_usd_per_year", "break_even_utilisation", "itl_seconds"):
         out[key] = _num(env, key)
+    for key in (*FINANCE_KEYS, "cheapest_rent_usd_per_year", "verdict",
+                "verdict_saving_usd_per_year", "survives_server_loss"):
+        out[key] = _num(env, key)
+    out["order"] = {"server": c.server, "name": env.server.name,
+                    "quantity": _num(env, "servers"),
+                    "unit_price_usd": float(env.server.number("price_usd")),
+                    "price_date": env.server.text("price_date"),
+                    "extended_price_usd": _num(env, "server_capex_usd")}
     out["ttft_seconds"] = _num(env, "ttft_mean_seconds")
     out["capacity_requests_per_second"] = _num(env, "capacity_requests_per_second")
     out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
@@ -383,9 +421,7 @@ def size_json(results: list[Sized]) -> dict[str, object]:
         workloads.append(entry)
     met = [w for w in workloads if w["met"]]
     totals: dict[str, object] = {k: sum(w[k] for w in met)  # type: ignore[misc]
-                                 for k in _TOTALS}
-    for key in ("gpus_bought", "network_capex_usd", "support_usd_per_year"):
-        totals[key] = sum(w[key] for w in met)  # type: ignore[misc]
+                                 for k in (*_TOTALS, *FINANCE_KEYS)}
     totals["racks"] = math.ceil(sum(w["rack_share"] for w in met) - 1e-9)  # type: ignore[misc]
     totals["racks_unpacked"] = sum(w["racks"] for w in met)  # type: ignore[misc]
     owned = sum(w["owned_equivalent_annual_cost_usd"] for w in met)  # type: ignore[misc]
@@ -397,4 +433,7 @@ def size_json(results: list[Sized]) -> dict[str, object]:
     totals["verdict"] = "buy" if owned <= rent else "rent"
     totals["workloads_sized"] = len(met)
     totals["workloads"] = len(workloads)
-    return {"workloads": workloads, "totals": totals}
+    fleet = fleet_totals(results)
+    return {"workloads": workloads, "totals": totals,
+            "fleet": {"racks_packed": fleet["racks_packed"],
+                      **{k: fleet[k] for k in FLEET_DECISION}}}

@@ -274,6 +274,9 @@ class Namer:
             self.homes[("Capacity", lay.concurrency_cell(j).replace("$", ""))] = Home(
                 "view", "concurrency", index=j)
         self.ids: dict[str, dict[int, Any]] = {}
+        from planner.outputs.workbook.budget_sheet import BudgetLayout
+
+        self.budget_names = BudgetLayout([s.workload.id for s in plan.sized]).cell_names()
 
     def set_ids(self, sheet: str, cells: Cells) -> None:
         """Column A of a sheet: the id each row's cells belong to."""
@@ -300,14 +303,8 @@ class Namer:
                     return home.describe(), home
                 return f"{section}.{entry}.{column}", None
             return f"{column}, row {row}", None
-        if sheet == "Budget" and col >= 2 and row in self.ids.get(sheet, {}):
-            from planner.outputs.workbook.fleet_sheets import BUDGET_FIELDS
-
-            entry = self.ids[sheet][row]
-            if col == 2:
-                return f"budget.{entry}.fleet_row", None
-            if col - 3 < len(BUDGET_FIELDS):
-                return f"budget.{entry}.{BUDGET_FIELDS[col - 3][0]}", None
+        if sheet == "Budget" and (row, col) in self.budget_names:
+            return self.budget_names[(row, col)], None
         for rs, name, c, r0, r1 in self.ranges:
             if rs == sheet and c == col and r0 <= row <= r1:
                 entry = self.ids.get(sheet, {}).get(row)

@@ -21,6 +21,7 @@ METHOD = "Method"
 BUDGET, FLEET, WORKLOADS, SERVERS = "Budget", "Fleet", "Workloads", "Servers"
 CLOUDS = "Clouds"
 SENSITIVITY, SCENARIOS = "Sensitivity", "Scenarios"
+CHECKS = "Checks"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
 CONFIG_COLUMNS = list(SCENARIO_FIELDS)
