@@ -267,7 +267,8 @@ def test_diff_finds_every_edited_input_and_every_overwritten_formula(built, tmp_
     report = json.loads(result.output)
     assert len(report["inputs"]) == len(TEN_EDITS) and len(report["formulas"]) == 4
     text = invoke("diff", planted).output
-    assert "Assumptions!B26  gpu_memory_utilization  0.9 -> 0.85" in text
+    assert f"Assumptions!{gmu.cell}  gpu_memory_utilization  0.9 -> 0.85" in text
+    assert gmu.cell == named_cell(load_workbook(built), "gpu_memory_utilization").coordinate
     assert "Grid!M5" in text and "replaced by the value 123" in text
 
 
@@ -359,8 +360,8 @@ def test_import_refuses_overwritten_formulas_unless_accepted(built, tmp_path) ->
 
 @pytest.mark.parametrize(("sheet", "where", "value", "message"), [
     ("Assumptions", "gpu_memory_utilization", 1.5,
-     "cell B26 (gpu_memory_utilization): out of range; expected fraction between 0.05 and 1"),
-    ("Assumptions", "engine", "vllm2", "cell B25 (engine): must be one of vllm, sglang"),
+     "cell {cell} (gpu_memory_utilization): out of range; expected fraction between 0.05 and 1"),
+    ("Assumptions", "engine", "vllm2", "cell {cell} (engine): must be one of vllm, sglang"),
     ("Models", ("llama-3.1-8b", "hidden_size"), 4096.5,
      "(models.llama-3.1-8b.hidden_size): must be a whole number, got 4096.5"),
     ("GPUs", ("h100-sxm", "price_per_hour_usd"), "cheap",
@@ -376,6 +377,7 @@ def test_import_refuses_wrong_values_at_their_cell(built, tmp_path, sheet, where
     wb = load_workbook(built)
     cell = named_cell(wb, where) if isinstance(where, str) else catalog_cell(wb, sheet, *where)
     cell.value = value
+    message = message.format(cell=cell.coordinate)  # where the workbook put the named input
     result = invoke("import-workbook", save(wb, tmp_path / "bad.xlsx"), "--to", tmp_path / "out")
     assert result.exit_code == 1
     assert f"sheet {sheet}, " in said(result) and message in said(result), said(result)

@@ -398,14 +398,18 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "horizon_quarters", "Quarters the purchase schedule covers", "quarters", 8.0,
             "two years: a rack-scale system's lead time (up to four quarters) and a year of "
             "service after it; demand further out is a guess",
-            "docs/tco-evidence.md", minimum=1.0, maximum=40.0, group="finance",
+            "A finance budget cycle of two years: long enough to cover the longest server lead "
+            "time and a year of service after delivery (docs/tco-evidence.md)",
+            minimum=1.0, maximum=40.0, group="finance",
         ),
         Assumption(
             "lead_time_weeks", "Weeks from order to delivery, for a server that gives none",
             "weeks", 12.0,
             "8-12 weeks for a mature generation bought through an OEM (Dell H100, 2024); "
             "new-generation HGX 16-40 weeks, rack-scale NVL72 26-52 (procurement-facts 2)",
-            "docs/tco-evidence.md", minimum=0.0, maximum=104.0, group="site",
+            "OEM and distributor quotes: 8-12 weeks for a mature GPU generation, 16-40 for a new "
+            "HGX generation, 26-52 for rack-scale systems (docs/tco-evidence.md)",
+            minimum=0.0, maximum=104.0, group="site",
         ),
         Assumption(
             "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",

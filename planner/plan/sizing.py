@@ -422,18 +422,11 @@ def size_json(results: list[Sized]) -> dict[str, object]:
     met = [w for w in workloads if w["met"]]
     totals: dict[str, object] = {k: sum(w[k] for w in met)  # type: ignore[misc]
                                  for k in (*_TOTALS, *FINANCE_KEYS)}
-    totals["racks"] = math.ceil(sum(w["rack_share"] for w in met) - 1e-9)  # type: ignore[misc]
-    totals["racks_unpacked"] = sum(w["racks"] for w in met)  # type: ignore[misc]
-    owned = sum(w["owned_equivalent_annual_cost_usd"] for w in met)  # type: ignore[misc]
-    rent = sum(min(w["rent"][k] for k in ("on_demand_usd_per_year",  # type: ignore[index]
-                                           "reserved_1y_usd_per_year",
-                                           "reserved_3y_usd_per_year")) for w in met)
-    totals["owned_equivalent_annual_cost_usd"] = owned
-    totals["cheapest_rent_usd_per_year"] = rent
-    totals["verdict"] = "buy" if owned <= rent else "rent"
     totals["workloads_sized"] = len(met)
     totals["workloads"] = len(workloads)
     fleet = fleet_totals(results)
+    totals["racks_alone"] = totals["racks"]  # each workload's fleet in racks of its own
+    totals["racks"] = fleet["racks_packed"]  # the fleet's racks: the shares packed together
     return {"workloads": workloads, "totals": totals,
             "fleet": {"racks_packed": fleet["racks_packed"],
                       **{k: fleet[k] for k in FLEET_DECISION}}}

@@ -55,6 +55,8 @@ FIELD_UNITS = {
     "nvls_buffer_gib": "GiB", "engine_small_defaults": "1/0",
     "bandwidth_efficiency": "fraction", "compute_efficiency": "fraction",
     "compute_efficiency_fp4": "fraction", "price_date": "YYYY-MM",
+    "nvls_buffer_mib_per_rank": "MiB per rank", "compute_units": "compute units",
+    "mla_decode_max_splits": "workgroups", "mla_decode_split_overhead_tokens": "tokens",
 }
 
 
