@@ -26,10 +26,8 @@ does), it summarises:
   at most 1; 0 where no point reads that much.
 * All-reduce: the engine's own all-reduce (its CUDA-graph variant where both were measured) at
   TP 2, 4 and 8, its time made non-decreasing in the message size (a message takes at most what
-  a larger one takes): the latency (the smallest message, µs), the time each message bucket
-  adds beyond it, µs per MB (10^6 bytes), for an all-reduce of its own, and the marginal time
-  of bytes added to a message of that size (the slope between the sizes on either side), for
-  tokens that ride in a step's all-reduce.
+  a larger one takes): the latency (the smallest message, µs) and the time at each message size
+  of the axis, µs; the planner interpolates between them.
 
 Each table names the package, its version, the parquet file inside the package and its sha256.
 
@@ -315,19 +313,9 @@ def allreduce_table(path: Path) -> dict[int, Any]:
         if any(b not in us for b in ALLREDUCE_BYTES):
             raise SystemExit(f"{path}: TP {tp} lacks a message of {ALLREDUCE_BYTES} bytes")
         out[tp] = {"latency_us": _sig(latency),
-                   "us_per_mb": [_sig(max(0.0, us[b] - latency) / (b / 1e6))
-                                 for b in ALLREDUCE_BYTES],
-                   "marginal_us_per_mb": [_sig(_marginal(us, sizes, b)) for b in ALLREDUCE_BYTES],
+                   "us": [_sig(us[b]) for b in ALLREDUCE_BYTES],
                    "kernel": sorted({str(r["kernel_source"]) for r in mine})}
     return out
-
-
-def _marginal(us: Mapping[int, float], sizes: Sequence[int], b: int) -> float:
-    """µs per MB that bytes added to a message of about b cost: the slope of time between the
-    sizes on either side of b (one side at the ends)."""
-    i = sizes.index(b)
-    low, high = sizes[max(0, i - 1)], sizes[min(len(sizes) - 1, i + 1)]
-    return max(0.0, us[high] - us[low]) / ((high - low) / 1e6)
 
 
 # -- the catalog ----------------------------------------------------------------------------------
@@ -379,11 +367,11 @@ def build(root: Path | None = None) -> dict[str, Any]:
                    "generated_by": "tools/pertables.py"},
         "axes": {
             "gemm_tokens": list(GEMM_TOKENS),
-            "gemm_tokens_from": [0] + [t + 1 for t in GEMM_TOKENS[:-1]],
+            "gemm_tokens_from": [0, *GEMM_TOKENS[1:]],
             "attention_batch": list(ATTENTION_BATCH),
             "attention_batch_from": _log_midpoints(ATTENTION_BATCH),
             "allreduce_bytes": list(ALLREDUCE_BYTES),
-            "allreduce_bytes_from": _log_midpoints(ALLREDUCE_BYTES),
+            "allreduce_bytes_from": [0, *ALLREDUCE_BYTES[1:]],
             "gemm_kinds": list(GEMM_KINDS),
             "attention_kinds": list(ATTENTION_KINDS),
             "allreduce_tp": list(ALLREDUCE_TP),
@@ -412,17 +400,17 @@ HEADER = f"""\
 #   gemm.<precision>.bandwidth          bytes one-token GEMMs of >= 256 MiB stream / time /
 #                                       bandwidth_tb_s
 #   gemm.<precision>.<small|large>      achieved FLOP/s beyond the fixed time / the catalog's peak,
-#                                       at each of axes.gemm_tokens (M); looked up at the smallest
-#                                       M >= the tokens (axes.gemm_tokens_from)
+#                                       at each of axes.gemm_tokens (M); the planner interpolates
+#                                       the GEMM's time linearly in M between them (the segment
+#                                       a value falls in: axes.gemm_tokens_from)
 #   attention.<gqa|mla>.bandwidth        KV bytes per context token / the slope of time over
 #                                        context / bandwidth_tb_s, at each of axes.attention_batch
 #                                        (nearest on a log scale: axes.attention_batch_from); 0:
 #                                        not measured
 #   allreduce.<tp>.latency_us            the smallest messages' time, µs
-#   allreduce.<tp>.us_per_mb             time beyond the latency per 10^6 bytes, at each of
-#                                        axes.allreduce_bytes (nearest on a log scale)
-#   allreduce.<tp>.marginal_us_per_mb    time bytes added to a message of that size take, per
-#                                        10^6 bytes (the slope of time over size)
+#   allreduce.<tp>.us                    the time of a message of each of axes.allreduce_bytes, µs;
+#                                        the planner interpolates linearly between them (segment:
+#                                        axes.allreduce_bytes_from)
 """
 
 

@@ -45,9 +45,12 @@ class PerOpTable:
     version: str  # the engine version the package queries by default
     sources: tuple[Source, ...]
     gemm: tuple[tuple[float, ...], ...]  # per GEMM kind: bandwidth, efficiency at each M
+    gemm_fixed: tuple[tuple[float, ...], ...]  # per kind and segment: M ÷ efficiency at M = 0
+    gemm_slope: tuple[tuple[float, ...], ...]  # … and its growth per token (see segments)
     attention: tuple[tuple[float, ...], ...]  # per attention kind: efficiency at each batch
-    allreduce: tuple[tuple[float, ...], ...]  # per TP: latency µs, µs per MB at each size
-    allreduce_marginal: tuple[tuple[float, ...], ...]  # per TP: marginal µs per MB by size
+    allreduce: tuple[tuple[float, ...], ...]  # per TP: latency µs, µs at each size
+    allreduce_fixed: tuple[tuple[float, ...], ...]  # per TP and segment: µs at 0 bytes
+    allreduce_slope: tuple[tuple[float, ...], ...]  # … and µs per MB (10^6 bytes)
     kernels: Mapping[str, str] = field(default_factory=dict)
 
     def rows(self, family: str) -> tuple[tuple[float, ...], ...]:
@@ -98,6 +101,37 @@ def match(key: Value, lower: Sequence[float]) -> int | XlError:
     return found or NOT_AVAILABLE
 
 
+def segments(points: Sequence[float], times: Sequence[float], last_slope: float | None
+             ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A time linear between measured points: for the segment from each point to the next,
+    time = fixed + x × slope (slope at least 0), in the order the workbook's formulas compute
+    it; past the last point `last_slope`, or the last segment's slope."""
+    slopes = [max(0.0, (times[i + 1] - times[i]) / (points[i + 1] - points[i]))
+              for i in range(len(points) - 1)]
+    slopes.append(slopes[-1] if last_slope is None else last_slope)
+    return (tuple(t - b * p for p, t, b in zip(points, times, slopes, strict=True)),
+            tuple(slopes))
+
+
+def gemm_segments(points: Sequence[float], efficiency: Sequence[float]
+                  ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A GEMM's time in units of M ÷ efficiency (zero rows for a precision not measured); past
+    the largest M the efficiency stays."""
+    if not all(e > 0 for e in efficiency):
+        return (0.0,) * len(points), (0.0,) * len(points)
+    times = [p / e for p, e in zip(points, efficiency, strict=True)]
+    return segments(points, times, 1 / efficiency[-1])
+
+
+def allreduce_segments(points: Sequence[float], us: Sequence[float]
+                       ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """An all-reduce's µs by message size, the slope in µs per MB (10^6 bytes)."""
+    if not any(us):
+        return (0.0,) * len(points), (0.0,) * len(points)
+    mb = [p / 1e6 for p in points]
+    return segments(mb, us, None)
+
+
 def _floats(values: Sequence[Any], n: int) -> tuple[float, ...]:
     out = tuple(float(v) for v in values)
     if len(out) != n:
@@ -114,20 +148,24 @@ def _table(entry: Mapping[str, Any], axes: Mapping[str, tuple[float, ...]]) -> P
     kernels = {f"gemm {k}": str(v["kernel"]) for k, v in gemm.items()}
     kinds = {f"{p}_{shape}": ((float(v["bandwidth"]),) + _floats(v[shape], tokens))
              for p, v in gemm.items() for shape in ("small", "large")}
+    gemm_rows = tuple(kinds.get(k, (0.0,) * (tokens + 1)) for k in GEMM_KINDS)
+    gemm_parts = [gemm_segments(axes["gemm_tokens"], row[1:]) for row in gemm_rows]
+    ar_rows = tuple(((float(allreduce[tp]["latency_us"]),) + _floats(allreduce[tp]["us"], sizes))
+                    if tp in allreduce else (0.0,) * (sizes + 1) for tp in ALLREDUCE_TP)
+    ar_parts = [allreduce_segments(axes["allreduce_bytes"], row[1:]) for row in ar_rows]
     kernels |= {f"attention {k}": str(v["kernel"]) for k, v in attention.items()}
     return PerOpTable(
         gpu=str(entry["gpu"]), system=str(entry["system"]), engine=str(entry["engine"]),
         version=str(entry["version"]),
         sources=tuple(Source(op, str(s["path"]), str(s["version"]), str(s["sha256"]))
                       for op, s in entry["sources"].items()),
-        gemm=tuple(kinds.get(k, (0.0,) * (tokens + 1)) for k in GEMM_KINDS),
+        gemm=gemm_rows,
+        gemm_fixed=tuple(f for f, _ in gemm_parts), gemm_slope=tuple(b for _, b in gemm_parts),
         attention=tuple(_floats(attention[k]["bandwidth"], batch) if k in attention
                         else (0.0,) * batch for k in ATTENTION_KINDS),
-        allreduce=tuple(((float(allreduce[tp]["latency_us"]),)
-                         + _floats(allreduce[tp]["us_per_mb"], sizes))
-                        if tp in allreduce else (0.0,) * (sizes + 1) for tp in ALLREDUCE_TP),
-        allreduce_marginal=tuple(_floats(allreduce[tp]["marginal_us_per_mb"], sizes)
-                                 if tp in allreduce else (0.0,) * sizes for tp in ALLREDUCE_TP),
+        allreduce=ar_rows,
+        allreduce_fixed=tuple(f for f, _ in ar_parts),
+        allreduce_slope=tuple(b for _, b in ar_parts),
         kernels=kernels)
 
 

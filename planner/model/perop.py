@@ -6,19 +6,18 @@ and all-reduces achieve on a GPU under an engine (``catalogs/perop.yaml``, writt
 Two leaves, each giving the Python value and the workbook formula from one definition:
 
 * ``HasTable()``: whether the configuration's GPU and the selected engine have a table;
-* ``Measured(family, kind, key)``: a figure of that table. ``family`` is ``gemm``, ``attention``,
-  ``allreduce`` (a message of its own: latency, then µs per MB by size) or
-  ``allreduce_marginal`` (µs per MB that bytes added to a message of that size take); ``kind``
-  (an expression) picks the row within the GPU × engine's block (``GEMM_KINDS``,
-  ``ATTENTION_KINDS``, ``ALLREDUCE_TP``); ``key`` (an expression, or None for the row's first
-  column: a GEMM's bandwidth, an all-reduce's latency) is looked up in the family's bucket axis
-  with MATCH(key, axis, 1), the largest lower bound at or below it.
+* ``Measured(family, kind, key)``: a figure of that table (``FAMILIES``). ``kind`` (an
+  expression) picks the row within the GPU × engine's block (``GEMM_KINDS``, ``ATTENTION_KINDS``,
+  ``ALLREDUCE_TP``); ``key`` (an expression, or None for the row's first column: a GEMM's
+  bandwidth, an all-reduce's latency) is looked up in the family's axis with MATCH(key, axis,
+  1), the largest lower bound at or below it. A GEMM's and an all-reduce's time are linear
+  between measured points: a fixed part and a slope per segment.
 
 In the workbook each family is one block of rows on the Per-op sheet, a GPU × engine's rows
 together, and ``gpu_perop_slot`` (a column beside the GPUs in catalog order) says which block
 the selected engine's figures are for (0: none). A lookup is then one INDEX over that block:
-``INDEX(perop_gemm,(INDEX(gpu_perop_slot,gpu row)-1)*6+kind+1,1+MATCH(tokens,perop_gemm_tokens,
-1))``: two INDEX and one MATCH over seven cells, whatever the grid's size.
+``INDEX(perop_gemm_slope,(INDEX(gpu_perop_slot,gpu row)-1)*6+kind+1,MATCH(tokens,
+perop_gemm_tokens_from,1))``: two INDEX and one MATCH over seven cells, whatever the grid's size.
 """
 
 from __future__ import annotations
@@ -33,12 +32,17 @@ from planner.model.expr import Env, Expr, Func, Renderer, Value, XlError
 GEMM_KINDS = ("bf16_small", "bf16_large", "fp8_small", "fp8_large", "fp4_small", "fp4_large")
 ATTENTION_KINDS = ("gqa", "mla")
 ALLREDUCE_TP = (2, 4, 8)
-# family -> (rows per GPU × engine, the bucket axis its keys are looked up in, columns before
-# the buckets: GEMM bandwidth, all-reduce latency)
+# family -> (rows per GPU × engine, the axis its keys are looked up in, columns before the
+# axis's: a GEMM's bandwidth, an all-reduce's latency). A GEMM's time and an all-reduce's are
+# interpolated linearly between the measured points: ``*_fixed`` + key × ``*_slope`` on the
+# segment the key falls in.
 FAMILIES = {"gemm": (len(GEMM_KINDS), "gemm_tokens", 1),
+            "gemm_fixed": (len(GEMM_KINDS), "gemm_tokens", 0),
+            "gemm_slope": (len(GEMM_KINDS), "gemm_tokens", 0),
             "attention": (len(ATTENTION_KINDS), "attention_batch", 0),
             "allreduce": (len(ALLREDUCE_TP), "allreduce_bytes", 1),
-            "allreduce_marginal": (len(ALLREDUCE_TP), "allreduce_bytes", 0)}
+            "allreduce_fixed": (len(ALLREDUCE_TP), "allreduce_bytes", 0),
+            "allreduce_slope": (len(ALLREDUCE_TP), "allreduce_bytes", 0)}
 SLOT = ("gpu", "perop_slot")  # the GPU's block for the selected engine (workbook name gpu_…)
 ENGINE = ("assume", "engine")
 
@@ -88,7 +92,7 @@ class Measured(Expr):
     def render(self, r: Renderer) -> str:
         rows, axis, lead = FAMILIES[self.family]
         row = f"({r.ref(*SLOT)}-1)*{rows}+{_operand(self.kind, r)}+1"
-        found = "" if self.key is None else f"MATCH({self.key.render(r)},perop_{axis},1)"
+        found = "" if self.key is None else f"MATCH({self.key.render(r)},perop_{axis}_from,1)"
         column = "1" if not found else f"{lead}+{found}" if lead else found
         return f"INDEX(perop_{self.family},{row},{column})"
 

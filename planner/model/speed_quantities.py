@@ -31,6 +31,14 @@ _auto_compute = a("compute_efficiency").eq("auto")
 _allreduce_tp = IF(_tp.eq(8), 2, _tp / 2 - 1)  # the row of TP 2, 4 or 8 in the all-reduce table
 
 
+def _gemm_efficiency(tokens: Expr) -> Expr:
+    """The measured GEMM efficiency at `tokens` rows: tokens ÷ the GEMM's time in units of
+    tokens ÷ efficiency, linear between the table's measured token counts."""
+    kind = q("gemm_table_kind")
+    return tokens / (Measured("gemm_fixed", kind, tokens)
+                     + tokens * Measured("gemm_slope", kind, tokens))
+
+
 def _experts_read(batch: Expr) -> Expr:
     """Distinct experts a batch routes to per MoE layer, uniform independent routing."""
     return IF(m("experts") > 0,
@@ -55,17 +63,18 @@ def _prefill_pairs(p: Expr) -> Expr:
 def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
     """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
     across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth,
-    or, where the GPU and engine have a measured all-reduce table at this TP, its latency +
-    bytes × its time per byte at the message's size (``latency=False``: the marginal time per
-    byte, since the bytes join a message the step sends anyway).
+    or, where the GPU and engine have a measured all-reduce table at this TP, its time for the
+    message, linear between the measured sizes (``latency=False``: the slope alone, since the
+    bytes join a message the step sends anyway).
     Tokens that ride in a step that already pays the latency (prefill chunks interleaved with
     decode) add only the traffic: ``latency=False``; ``tokens=None`` is the latency alone."""
     parts: list[Expr] = [q("allreduce_latency_seconds")] if latency else []
     if tokens is not None:
         message = tokens * _hidden * _act
-        table = "allreduce" if latency else "allreduce_marginal"
-        parts.append(IF(q("allreduce_measured_latency_seconds") > 0,
-                        message * Measured(table, _allreduce_tp, message) / 10**12,
+        slope = message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
+        measured = (slope + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
+                    - q("allreduce_measured_latency_seconds")) if latency else slope
+        parts.append(IF(q("allreduce_measured_latency_seconds") > 0, measured,
                         2 * (_tp - 1) / _tp * message / q("scale_up_bytes_per_second")))
     per_layer = parts[0] if len(parts) == 1 else parts[0] + parts[1]
     return IF(_tp > 1, 2 * _layers * per_layer, 0)
@@ -121,8 +130,7 @@ SPEED_QUANTITIES: list[Quantity] = [
              "family's measured figure, else the fallback", display="ratio"),
     Quantity("compute_efficiency_used", "Compute efficiency used", "fraction",
              IF(_auto_compute,
-                IF(_measured,
-                   Measured("gemm", q("gemm_table_kind"), q("max_num_batched_tokens_effective")),
+                IF(_measured, _gemm_efficiency(q("max_num_batched_tokens_effective")),
                    IF(AND(_compute.eq("fp4"), g("compute_efficiency_fp4") > 0),
                       g("compute_efficiency_fp4"),
                       IF(g("compute_efficiency") > 0, g("compute_efficiency"),
@@ -251,12 +259,11 @@ SPEED_QUANTITIES: list[Quantity] = [
              "weights read / TP / (bandwidth × efficiency): the GEMMs' memory bound",
              display="seconds"),
     Quantity("decode_gemm_efficiency", "GEMM efficiency at the decode batch", "fraction",
-             IF(AND(_auto_compute, _measured),
-                Measured("gemm", q("gemm_table_kind"), q("serving_batch")),
+             IF(AND(_auto_compute, _measured), _gemm_efficiency(q("serving_batch")),
                 q("compute_efficiency_used")),
              "with compute_efficiency 'auto' and a measured per-op table, the GEMM efficiency it "
-             "gives at the serving batch's tokens (looked up at the smallest measured token "
-             "count at or above it), else the compute efficiency used", display="ratio"),
+             "gives at the serving batch's tokens (the GEMM's time linear between the measured "
+             "token counts), else the compute efficiency used", display="ratio"),
     Quantity("serving_compute_seconds", "Serving step: GEMM compute", "s",
              q("serving_batch") * q("serving_flops_per_sequence") / _tp
              / (q("peak_flops_per_gpu") * q("decode_gemm_efficiency")),
@@ -313,8 +320,8 @@ SPEED_QUANTITIES: list[Quantity] = [
     Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
              allreduce_seconds(q("serving_batch")),
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
-             "scale-up bandwidth), the traffic term the measured time per byte at that message "
-             "size where the GPU and engine have an all-reduce table", display="seconds"),
+             "scale-up bandwidth), or the measured all-reduce's time for that message where the "
+             "GPU and engine have a table at this TP", display="seconds"),
     Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
              q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
              + allreduce_seconds(_p),
