@@ -840,6 +840,13 @@ the catalog by its `hf_id`,
 GPUs by the device name the source prints; points whose model or GPU the catalogs lack are listed,
 not compared.
 
+The measured per-op tables (`catalogs/perop.yaml`: NVIDIA's aiconfigurator-core GEMM, decode
+attention and all-reduce measurements, docs/engines.md) are **inputs, not judges**: where a GPU
+and engine have one, the planner's efficiencies and all-reduce times are looked up in it before
+any comparison here, and none of those kernel timings is a published serving run. They were
+summarised by rules fixed before this report was regenerated with them (tools/pertables.py), not
+chosen to move it; the serving figures below judge the planner with them in place.
+
 - **Startup.** `planner.plan.calibration.startup_settings` turns a point into `--model --gpu --tp
   --weights --kv --context max_model_len` and `--set` for the engine, its memory fraction,
   max_num_seqs and max_num_batched_tokens where the source shows them. The engine's printed KV

@@ -212,11 +212,16 @@ def test_throughput_runs(gen: ModuleType, throughput: list[Any]) -> None:
     # on vLLM) hold more sequences and read more optimistic.)
     # throughput-points.yaml, gathered after the model was built, reads 1.34x optimistic;
     # cookbook-points.yaml, the same source's other pages recorded later, 1.37x.
-    assert within >= 222
+    # The measured per-op tables (catalogs/perop.yaml) moved them on purpose, not quietly: steady
+    # state 204 -> 209 of 301 (median 1.08 -> 1.06), every run 222 -> 220 of 375, because bursts
+    # of prompts sent at once went 18 -> 11 of 72: their prefill now runs at the GEMM table's
+    # efficiency at the engine's step (0.78-0.87 on A100 and H100 BF16) where the catalog's 0.5
+    # stood for a whole forward pass (docs/accuracy.md, docs/engines.md).
+    assert within >= 220
     assert 0.85 <= statistics.median(ratios) <= 1.15
     steady = gen.steady_ratios(compared)
     assert len(steady) == 301
-    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 204
+    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 209
     assert 0.85 <= statistics.median(steady) <= 1.15
 
 
@@ -272,13 +277,17 @@ def test_a_max_load_run_uses_the_engine_caps(throughput: list[Any]) -> None:
         "--set gpu_memory_utilization=0.9")
     assert row.run.published == 28312
     assert row.serving_batch == 2048  # TensorRT-LLM's max_batch_size
-    # By hand: 32 layers x 10 kernels x 5 µs (1.6 ms) + 2,048 x 10 µs + the GEMMs
-    # (compute-bound: 2,048 x 2 x 8.03e9 FLOPs at half of 1,979 TFLOP/s, 33.2 ms) + attention
-    # (2,048 sequences each reading 192 tokens x 64 KiB of FP8 KV at 0.8 x 3.35 TB/s, 9.6 ms)
-    # + 2,048 / 128 prompts of 128 tokens interleaved (33.3 ms) = 98.2 ms a step: 20,853
-    # tokens/s against 28,312.
-    assert row.planner == pytest.approx(20853, rel=0.002)
-    assert row.ratio == pytest.approx(0.74, abs=0.01)
+    # By hand, with the measured per-op tables of H100 x TensorRT-LLM 1.3.0rc20 (FP8, the large
+    # N x K class: 8.03e9 / 32 layers / 4 = 63M weights a GEMM): 32 layers x 10 kernels x 5 µs
+    # (1.6 ms) + 2,048 x 10 µs + the GEMMs (compute-bound: 2,048 x 2 x 8.03e9 FLOPs at 0.5938
+    # of 1,979 TFLOP/s, the table's efficiency at M = 2,048, 28.0 ms) + attention (2,048
+    # sequences each reading 192 tokens x 64 KiB of FP8 KV at 0.8934 x 3.35 TB/s, the table's
+    # decode attention at batch 1,024, the nearest measured, 8.6 ms) + 2,048 / 128 prompts of
+    # 128 tokens interleaved (at 0.6002, the GEMM efficiency at the engine's 8,192-token step,
+    # 27.7 ms) = 86.4 ms a step: 23,704 tokens/s against 28,312 (20,853 with the catalog's 0.5
+    # and 0.8).
+    assert row.planner == pytest.approx(23704, rel=0.002)
+    assert row.ratio == pytest.approx(0.84, abs=0.01)
 
 
 def test_total_tokens_are_converted_to_output_tokens(throughput: list[Any]) -> None:

@@ -10,6 +10,7 @@ import math
 from planner.evidence.measured import speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
 from planner.inputs.model_shape import model_class
+from planner.inputs.perop import source_line as perop_source_line
 from planner.model.engines import ENGINES
 from planner.model.expr import Value, XlError
 from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES
@@ -110,6 +111,7 @@ def calc_report(env: RowEnv, verbose: bool = False) -> str:
                  f"({price}).")
     lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"]),
                                 model_class(env.model.model)))
+    lines.append(perop_source_line(g.id, str(env.assumptions["engine"])))
     if ttft := ttft_sentence():
         lines.append(ttft)
     if verbose:

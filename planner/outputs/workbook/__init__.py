@@ -63,6 +63,7 @@ from planner.outputs.workbook.layout import (
     WORKLOADS,
 )
 from planner.outputs.workbook.method_sheet import write_method
+from planner.outputs.workbook.perop_sheet import PEROP, write_perop
 from planner.outputs.workbook.scenarios_sheet import write_scenarios
 from planner.outputs.workbook.schedule_sheet import SCHEDULE, write_schedule
 from planner.outputs.workbook.sensitivity_sheet import write_sensitivity
@@ -75,8 +76,8 @@ from planner.outputs.workbook.view_sheets import (
 from planner.plan.plan import Plan
 
 SHEET_ORDER = [ABOUT, BUDGET, CHECKS, SCENARIOS, SCHEDULE, SENSITIVITY, CAPACITY, CHARTS, GRID,
-               FLEET, WORKLOADS, SERVERS, CLOUDS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD,
-               VIEW_DATA]
+               FLEET, WORKLOADS, SERVERS, CLOUDS, ASSUMPTIONS, FORMATS, MODELS, GPUS, PEROP,
+               METHOD, VIEW_DATA]
 # What a finance export prints, each with its header rows repeated on every page.
 FINANCE_SHEETS = {ABOUT: None, BUDGET: "1:1", FLEET: "1:1", WORKLOADS: "1:1", SERVERS: "1:1",
                   CLOUDS: "1:1", ASSUMPTIONS: "1:1", SCENARIOS: "1:1", SENSITIVITY: "1:1",
@@ -101,6 +102,7 @@ def write_workbook(plan: Plan, path: Path,
         write_formats(writers[FORMATS], plan, name)
         write_models(writers[MODELS], plan, name)
         write_gpus(writers[GPUS], plan, name)
+        write_perop(writers[PEROP], plan, name)
         write_capacity(writers[CAPACITY], plan, envs, name)
         write_view_data(writers[VIEW_DATA], plan, envs)
         write_charts(writers[CHARTS], plan, envs)
