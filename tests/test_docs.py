@@ -200,3 +200,22 @@ def test_the_stated_build_time_is_measured_by_the_bench() -> None:
     assert stated, "the set-up paragraph must state the build time and how it was measured"
     bench = (ROOT / "bench" / "bench_build.py").read_text()
     assert "if args.rows == 0:" in bench and "--rows 0" in bench
+
+
+def test_sizing_examples_are_what_the_generator_writes() -> None:
+    """The three reference workloads in README.md and docs/sizing-examples.md are `planner
+    size`'s answers as they are today, with the working that leads to each."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("generate_sizing_examples", ROOT / "docs" /
+                                                  "generate_sizing_examples.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = gen  # dataclasses look their module up
+    spec.loader.exec_module(gen)
+    assert gen.TARGET.read_text() == gen.report() + "\n", \
+        "run python docs/generate_sizing_examples.py"
+    readme = README
+    assert gen.readme_text(readme) == readme, "run python docs/generate_sizing_examples.py"
+    assert readme.count("| Llama 3.1 70B FP8 on H200") == 1

@@ -69,7 +69,7 @@ def write_perop(w: SheetWriter, plan: Plan, name: Namer) -> None:
     blocks = slots(plan, tables)
     slot = {(t.gpu, t.engine): i for i, t in enumerate(blocks, start=1)}
     engine = str(plan.assumptions["engine"])
-    w.widths([14, 16, 12, 14, 12] + [11.0] * 25 + [30, 60, 66])
+    w.widths([14, 16, 12, 14, 12] + [14.0] * 25 + [30, 60, 66])  # 268,435,456 B fits
     styles.print_setup(w.ws)
     w.append([Styled("Measured per-op tables: what GEMMs, decode attention and all-reduces "
                      "achieve on each GPU under each engine", styles.TITLE)])
