@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from planner.outputs.html.svgcharts import Series, bar_chart, line_chart
+from planner.outputs.html.svgcharts import NARROW, WIDTH, Series, bar_chart, line_chart
 from planner.outputs.schedule_text import signed_money
 from planner.outputs.terminal import money
 from planner.plan.plan import Plan
@@ -73,22 +73,30 @@ def table(s: WorkloadSchedule) -> ScheduleTable:
         _rows(s.quarters), signed_money(s.npv_usd))
 
 
-def charts(summed: list[dict[str, float]]) -> dict[str, Markup]:
+def charts(summed: list[dict[str, float]]) -> dict[str, dict[str, Markup]]:
+    """The two timeline charts, each drawn for the page and again for a phone's width."""
     quarters = range(1, len(summed) + 1)
-    gpus = line_chart(
-        "GPUs by quarter, all workloads bought", "quarter", "GPUs",
-        [Series("needed", [(q, t["gpus"]) for q, t in zip(quarters, summed, strict=True)]),
-         Series("installed", [(q, t["gpus_installed"])
-                              for q, t in zip(quarters, summed, strict=True)]),
-         Series("rented", [(q, t["gpus_rented"]) for q, t in zip(quarters, summed, strict=True)])],
-        description="Servers are ordered a lead time before the quarter that needs them; cloud "
-                    "GPUs carry the load until they arrive.",
-        x_ticks=[float(q) for q in quarters])
-    capex = bar_chart(
-        "Capex by quarter (paid when ordered), all workloads bought", "capex, USD",
-        [(f"Q{q}", t["capex_usd"]) for q, t in zip(quarters, summed, strict=True)],
-        value_format=dollars)
-    return {"gpus": Markup(gpus), "capex": Markup(capex)}
+
+    def gpus(width: float) -> str:
+        return line_chart(
+            "GPUs by quarter, all workloads bought", "quarter", "GPUs",
+            [Series("needed", [(q, t["gpus"]) for q, t in zip(quarters, summed, strict=True)]),
+             Series("installed", [(q, t["gpus_installed"])
+                                  for q, t in zip(quarters, summed, strict=True)]),
+             Series("rented", [(q, t["gpus_rented"])
+                               for q, t in zip(quarters, summed, strict=True)])],
+            description="Servers are ordered a lead time before the quarter that needs them; "
+                        "cloud GPUs carry the load until they arrive.",
+            x_ticks=[float(q) for q in quarters], width=width)
+
+    def capex(width: float) -> str:
+        return bar_chart(
+            "Capex by quarter (paid when ordered), all workloads bought", "capex, USD",
+            [(f"Q{q}", t["capex_usd"]) for q, t in zip(quarters, summed, strict=True)],
+            value_format=dollars, width=width)
+
+    return {name: {"wide": Markup(draw(WIDTH)), "narrow": Markup(draw(NARROW))}
+            for name, draw in (("gpus", gpus), ("capex", capex))}
 
 
 def schedule_context(plan: Plan) -> dict[str, object]:
