@@ -1,5 +1,6 @@
 """Redraw the README's screenshot of the HTML summary from a fresh default build, so it shows
-what the tool writes today (Chromium, headless, the first 1280 x 1500 pixels).
+what the tool writes today (Chromium, headless): its first screen, 1280 x 800 pixels, which
+carries the whole decision (verdict, capex, opex, TCO, the order and each workload's state).
 
 The workbook screenshot (docs/screenshot-workbook.png) is drawn by hand in LibreOffice: its
 headless converter has no working PNG or PDF export for a workbook this size here.
@@ -20,7 +21,7 @@ from planner.inputs.grid import DEFAULT_GRID
 DOCS = Path(__file__).parent
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--hide-scrollbars", "--window-size=1280,1500"]
+            "--hide-scrollbars", "--window-size=1280,800"]
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from planner.inputs.catalog import DEFAULT_SERVERS, DEFAULT_WORKLOADS
+from planner.inputs.catalog import DEFAULT_CLOUDS, DEFAULT_SERVERS, DEFAULT_WORKLOADS
 from planner.outputs.atomic import write_atomically
 from planner.plan.plan import Progress, build_plan
 
@@ -16,14 +16,15 @@ HTML_NAME = "capacity-plan.html"
 
 def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path,
               overrides: Mapping[str, float | str], progress: Progress | None = None,
-              workloads_path: Path = DEFAULT_WORKLOADS, servers_path: Path = DEFAULT_SERVERS
-              ) -> dict[str, object]:
+              workloads_path: Path = DEFAULT_WORKLOADS, servers_path: Path = DEFAULT_SERVERS,
+              clouds_path: Path = DEFAULT_CLOUDS) -> dict[str, object]:
     from planner.outputs.html.report import write_html
     from planner.outputs.workbook import write_workbook
 
     started = time.perf_counter()
     plan = build_plan(models_path, gpus_path, grid_path, overrides, progress,
-                      workloads_path=workloads_path, servers_path=servers_path)
+                      workloads_path=workloads_path, servers_path=servers_path,
+                      clouds_path=clouds_path)
     counts: dict[str, int] = {}
 
     def workbook_writer(path: Path) -> None:
@@ -40,6 +41,7 @@ def run_build(models_path: Path, gpus_path: Path, grid_path: Path, out_dir: Path
         "fleet_rows": sum(len(s.rows) for s in plan.sized),
         "formula_cells": formula_cells,
         "skipped": plan.grid.skipped,
+        "workloads_left_out": dict(plan.workloads.left_out),
         "overrides": dict(overrides),
         "seconds": round(time.perf_counter() - started, 3),
     }

@@ -75,3 +75,28 @@ class ArgumentError(PlannerError):
 
 class GridTooLargeError(PlannerError):
     """The grid expands to more rows than a worksheet can hold."""
+
+
+# The third-party packages the planner imports, by top-level module: the package pip installs.
+DEPENDENCIES = {"click": "click", "yaml": "PyYAML", "openpyxl": "openpyxl", "jinja2": "Jinja2",
+                "markupsafe": "MarkupSafe", "lxml": "lxml", "et_xmlfile": "et_xmlfile"}
+
+
+class MissingDependencyError(PlannerError):
+    """A package the planner needs is not installed (or is too old to have what it uses)."""
+
+    @classmethod
+    def from_import_error(cls, exc: ImportError) -> MissingDependencyError | None:
+        """The error to show for `exc` when it is a dependency's fault; None when the module
+        that failed is the planner's own (a bug) or unknown."""
+        name = (exc.name or "").split(".")[0]
+        if name not in DEPENDENCIES:
+            return None
+        package = DEPENDENCIES[name]
+        if isinstance(exc, ModuleNotFoundError):
+            problem = f"the planner needs the Python package {package}, which is not installed"
+        else:
+            problem = (f"the planner needs a newer {package} than the one installed ({exc}); "
+                       "see setup.cfg for the versions it supports")
+        return cls(f"{problem}.\n  hint: install the planner with its dependencies: "
+                   f"pip install -e .  (or pip install '{package}')")

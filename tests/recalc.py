@@ -118,3 +118,59 @@ def recalculate_gnumeric(src: Path, out_dir: Path) -> Path:
     if result.returncode != 0 or not produced.exists():
         raise AssertionError(f"Gnumeric did not convert {src}: {result.stdout}{result.stderr}")
     return produced
+
+
+# --- a finance export: the finance sheets as a PDF --------------------------------------------
+
+SHEET_TAG = re.compile(r'<sheet\b[^>]*\bname="([^"]+)"[^>]*/>')
+
+
+def only_sheets(src: Path, dst: Path, keep: set[str]) -> None:
+    """Copy `src` with every sheet not in `keep` hidden (LibreOffice prints no hidden sheet);
+    the cached values stay, so nothing needs recalculating."""
+    def hide(m: re.Match[str]) -> str:
+        tag = m.group(0)
+        if m.group(1) in keep:
+            return tag
+        tag = re.sub(r'\sstate="[^"]*"', "", tag)
+        return tag.replace("<sheet ", '<sheet state="hidden" ', 1)
+
+    def unprinted(text: str) -> str:
+        """Without the print areas and titles of hidden sheets (LibreOffice prints a hidden
+        sheet's print area)."""
+        titles = [m.group(1) for m in SHEET_TAG.finditer(text)]
+        hidden = {str(i) for i, title in enumerate(titles) if title not in keep}
+        return re.sub(r'<definedName name="_xlnm\.Print_(?:Area|Titles)" localSheetId="(\d+)"'
+                      r"[^>]*>[^<]*</definedName>",
+                      lambda m: "" if m.group(1) in hidden else m.group(0), text)
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "xl/workbook.xml":
+                data = SHEET_TAG.sub(hide, unprinted(data.decode())).encode()
+            zout.writestr(item, data)
+
+
+def export_pdf(src: Path, out_dir: Path, sheets: set[str]) -> Path:
+    """The sheets of `src` named in `sheets` as one PDF, as LibreOffice prints them (their
+    print areas, fit to width, header and footer)."""
+    exe = require_libreoffice()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    finance = out_dir / f"finance-{src.name}"
+    only_sheets(src, finance, sheets)
+    with tempfile.TemporaryDirectory() as profile:
+        result = subprocess.run(
+            [exe, "--headless", "--norestore", "--nologo", "--nodefault",
+             f"-env:UserInstallation={Path(profile).as_uri()}", "--convert-to", "pdf",
+             "--outdir", str(out_dir), str(finance)],
+            capture_output=True, text=True, timeout=900)
+    produced = finance.with_suffix(".pdf")
+    if not produced.exists():
+        raise AssertionError(f"LibreOffice did not export {src}: {result.stdout}{result.stderr}")
+    return produced
+
+
+def pdf_pages(pdf: Path) -> int:
+    """Pages in a PDF (its page objects; LibreOffice writes them uncompressed)."""
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf.read_bytes()))

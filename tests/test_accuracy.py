@@ -57,7 +57,7 @@ def test_shipped_accuracy_summary_is_current(gen: ModuleType) -> None:
     """catalogs/measured-accuracy.yaml, which the HTML summary quotes, is today's figures."""
     assert gen.SUMMARY.read_text() == gen.summary_text(), "run python docs/generate_accuracy.py"
     data = yaml.safe_load(gen.SUMMARY.read_text())
-    assert data["kv_pool"]["within_5_percent"] == 24
+    assert data["kv_pool"]["within_5_percent"] == 28
     assert data["throughput_steady_state"]["runs"] == sum(
         g["runs"] for g in data["steady_state_by_gpu"].values())
     # the GPU-and-engine cells split each GPU's runs, and each engine's, without loss
@@ -73,6 +73,44 @@ def test_shipped_accuracy_summary_is_current(gen: ModuleType) -> None:
         "median_ratio"]
 
 
+def test_the_class_cells_split_each_gpu_and_engine(gen: ModuleType) -> None:
+    """Each GPU-and-engine cell of the shipped summary splits into dense and MoE cells whose
+    runs and runs within ±25% add up to it, and no triple lies outside a GPU-and-engine cell."""
+    data = yaml.safe_load(gen.SUMMARY.read_text())
+    pairs, triples = data["steady_state_by_gpu_and_engine"], data[
+        "steady_state_by_gpu_engine_class"]
+    assert {(g, e) for g in triples for e in triples[g]} == {(g, e) for g in pairs
+                                                           for e in pairs[g]}
+    for gpu, engines in pairs.items():
+        for engine, figures in engines.items():
+            classes = triples[gpu][engine]
+            assert set(classes) <= {"dense", "moe"}, (gpu, engine)
+            for key in ("runs", "within_25_percent"):
+                assert figures[key] == sum(c[key] for c in classes.values()), (gpu, engine, key)
+            if len(classes) == 1:  # one class: its median is the pair's
+                assert next(iter(classes.values()))["median_ratio"] == figures["median_ratio"]
+            for cell in classes.values():
+                assert cell["runs"] > 0
+                assert cell["q1_ratio"] <= cell["median_ratio"] <= cell["q3_ratio"]
+                if cell["runs"] == 1:
+                    assert cell["q1_ratio"] == cell["median_ratio"] == cell["q3_ratio"]
+    # SGLang's MI300X runs are the cookbook's MoE models; AMD's vLLM tables are mostly dense
+    assert set(triples["mi300x"]["sglang"]) == {"moe"}
+    assert triples["mi300x"]["vllm"]["dense"]["median_ratio"] < 1.25 < triples["mi300x"][
+        "vllm"]["moe"]["median_ratio"]
+
+
+def test_the_interquartile_ratios_by_hand(gen: ModuleType) -> None:
+    """Inclusive quartiles interpolate between the runs: over 1.0, 1.2, 1.6, 2.0 the first
+    quartile sits 3/4 of the way from 1.0 to 1.2, the third 1/4 of the way from 1.6 to 2.0."""
+    assert gen._spread_summary([2.0, 1.0, 1.6, 1.2]) == {
+        "runs": 4, "within_25_percent": 2, "median_ratio": 1.4, "q1_ratio": 1.15,
+        "q3_ratio": 1.7}
+    assert gen._spread_summary([1.37]) == {"runs": 1, "within_25_percent": 0,
+                                           "median_ratio": 1.37, "q1_ratio": 1.37,
+                                           "q3_ratio": 1.37}
+
+
 def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:
     text = gen.report()
     assert text == gen.report()
@@ -80,19 +118,41 @@ def test_report_is_deterministic_and_reads_both_files(gen: ModuleType) -> None:
     assert text.index("## Method") < text.index("## Startup") < text.index("## Throughput")
 
 
-def test_startup_points_compared(startup: dict[str, Any]) -> None:
+def test_startup_points_compared(gen: ModuleType, startup: dict[str, Any]) -> None:
     rows = list(startup.values())
     compared = [r for r in rows if r.error is not None]
-    assert len(rows) == 31
-    assert len(compared) == 26
+    assert len(rows) == 39
+    assert len(compared) == 31
     errors = [abs(r.error) for r in compared]
-    # Floors at today's measured figures (24/26 within 5 %, 24/26 within 10 %, median 0.4 %):
+    # Floors at today's measured figures (28/31 within 5 %, 29/31 within 10 %, median 0.4 %):
     # a change to the engine model may improve them, never quietly worsen them.
-    assert sum(e <= 5 for e in errors) >= 24
-    assert sum(e <= 10 for e in errors) >= 24
+    assert sum(e <= 5 for e in errors) >= 28
+    assert sum(e <= 10 for e in errors) >= 29
     assert statistics.median(errors) <= 1.0
+    built = [r for r in compared if gen.role_of(r.point) == gen.BUILT]
+    assert len(built) == 26 and sum(abs(r.error) <= 5 for r in built) >= 24
     judged = [r for r in rows if r.planner_fits is not None]
-    assert all(r.engine_fits == r.planner_fits for r in judged)
+    assert all(r.engine_fits == r.planner_fits for r in judged if gen.role_of(r.point) == gen.BUILT)
+    # Held out: the one verdict the planner gets wrong is gpt-oss-120b on one H100, where a vLLM
+    # release before 0.17 loaded 64.38 GiB of weights; the planner pads MXFP4 experts as vLLM
+    # 0.19 does at TP 2 (both widths to 3,072), 68.9 GiB, which leaves no room.
+    wrong = [r.point["id"] for r in judged if r.engine_fits != r.planner_fits]
+    assert wrong == ["llmdbench-h100-gpt-oss-120b-tp1-16k"]
+
+
+def test_every_point_is_either_built_from_or_held_out(gen: ModuleType) -> None:
+    """Each data file is evidence the mechanisms were built from or evidence held out from
+    them; the report and the shipped summary split their figures so."""
+    assert set(gen.EVIDENCE_ROLES) == set(gen.FILES)
+    assert set(gen.EVIDENCE_ROLES.values()) == {gen.BUILT, gen.HELD_OUT}
+    text = gen.report()
+    assert "| Evidence, engine |" in text and "| Evidence | GPU | Engine |" in text
+    summary = gen.summary()
+    assert set(summary["kv_pool_by_evidence"]) == {"used_to_build", "held_out"}
+    kv = summary["kv_pool_by_evidence"]
+    assert sum(v["points"] for v in kv.values()) == summary["kv_pool"]["points"]
+    steady = summary["steady_state_by_evidence"]
+    assert sum(v["runs"] for v in steady.values()) == summary["throughput_steady_state"]["runs"]
 
 
 def test_vllm_keeps_small_defaults_on_the_a100(
@@ -145,15 +205,23 @@ def test_throughput_runs(gen: ModuleType, throughput: list[Any]) -> None:
     assert len(throughput) == 422
     assert len(ratios) == 375
     within = sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in ratios)
-    # Floors at today's measured figures (224/375 within ±25 %, median ratio 1.11; steady
-    # state 205/301, median 1.08): a change may improve them, never quietly worsen them.
+    # Floors at today's measured figures (222/375 within ±25 %, median ratio 1.11; steady
+    # state 204/301, median 1.08): a change may improve them, never quietly worsen them. (224
+    # and 205 before issue 27: NCCL's NVLS buffers at TP 8 are 0.25 GiB, not 2.25, which lets
+    # TP 8 runs at max load or in bursts (TensorRT-LLM's Llama 3.1 405B, gpustack's Qwen3-235B
+    # on vLLM) hold more sequences and read more optimistic.)
     # throughput-points.yaml, gathered after the model was built, reads 1.34x optimistic;
     # cookbook-points.yaml, the same source's other pages recorded later, 1.37x.
-    assert within >= 224
+    # The measured per-op tables (catalogs/perop.yaml) moved them on purpose, not quietly: steady
+    # state 204 -> 209 of 301 (median 1.08 -> 1.06), every run 222 -> 220 of 375, because bursts
+    # of prompts sent at once went 18 -> 11 of 72: their prefill now runs at the GEMM table's
+    # efficiency at the engine's step (0.78-0.87 on A100 and H100 BF16) where the catalog's 0.5
+    # stood for a whole forward pass (docs/accuracy.md, docs/engines.md).
+    assert within >= 220
     assert 0.85 <= statistics.median(ratios) <= 1.15
     steady = gen.steady_ratios(compared)
     assert len(steady) == 301
-    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 205
+    assert sum(abs(x - 1) <= gen.THROUGHPUT_BAND for x in steady) >= 209
     assert 0.85 <= statistics.median(steady) <= 1.15
 
 
@@ -209,13 +277,17 @@ def test_a_max_load_run_uses_the_engine_caps(throughput: list[Any]) -> None:
         "--set gpu_memory_utilization=0.9")
     assert row.run.published == 28312
     assert row.serving_batch == 2048  # TensorRT-LLM's max_batch_size
-    # By hand: 32 layers x 10 kernels x 5 µs (1.6 ms) + 2,048 x 10 µs + the GEMMs
-    # (compute-bound: 2,048 x 2 x 8.03e9 FLOPs at half of 1,979 TFLOP/s, 33.2 ms) + attention
-    # (2,048 sequences each reading 192 tokens x 64 KiB of FP8 KV at 0.8 x 3.35 TB/s, 9.6 ms)
-    # + 2,048 / 128 prompts of 128 tokens interleaved (33.3 ms) = 98.2 ms a step: 20,853
-    # tokens/s against 28,312.
-    assert row.planner == pytest.approx(20853, rel=0.002)
-    assert row.ratio == pytest.approx(0.74, abs=0.01)
+    # By hand, with the measured per-op tables of H100 x TensorRT-LLM 1.3.0rc20 (FP8, the large
+    # N x K class: 8.03e9 / 32 layers / 4 = 63M weights a GEMM): 32 layers x 10 kernels x 5 µs
+    # (1.6 ms) + 2,048 x 10 µs + the GEMMs (compute-bound: 2,048 x 2 x 8.03e9 FLOPs at 0.5938
+    # of 1,979 TFLOP/s, the table's efficiency at M = 2,048, 28.0 ms) + attention (2,048
+    # sequences each reading 192 tokens x 64 KiB of FP8 KV at 0.8934 x 3.35 TB/s, the table's
+    # decode attention at batch 1,024, the nearest measured, 8.6 ms) + 2,048 / 128 prompts of
+    # 128 tokens interleaved (at 0.6002, the GEMM efficiency at the engine's 8,192-token step,
+    # 27.7 ms) = 86.4 ms a step: 23,704 tokens/s against 28,312 (20,853 with the catalog's 0.5
+    # and 0.8).
+    assert row.planner == pytest.approx(23704, rel=0.002)
+    assert row.ratio == pytest.approx(0.84, abs=0.01)
 
 
 def test_total_tokens_are_converted_to_output_tokens(throughput: list[Any]) -> None:

@@ -245,11 +245,13 @@ def test_estimates_name_the_assumptions_they_rest_on() -> None:
 
 def test_fp4_multiplies_use_the_gpus_fp4_efficiency(shipped) -> None:
     """B200 FP4 GEMMs reach 0.58 of their 9 PF peak where BF16 reaches 0.78 (docs/gpu-evidence.md):
-    NVFP4 weights on a B200 use compute_efficiency_fp4 (0.35); BF16 on the same GPU, and NVFP4 on
-    an H100 (no FP4 units: the multiplies run in BF16), keep the fallback 0.5."""
-    fp4 = run(shipped, model="llama-3.3-70b", gpu="b200", weights="nvfp4", batch=256)
-    bf16 = run(shipped, model="llama-3.3-70b", gpu="b200", weights="bf16", batch=256)
-    hopper = run(shipped, model="llama-3.3-70b", gpu="h100-sxm", weights="nvfp4", tp=2)
+    where no measured per-op table applies (here engine=none), NVFP4 weights on a B200 use
+    compute_efficiency_fp4 (0.35); BF16 on the same GPU, and NVFP4 on an H100 (no FP4 units: the
+    multiplies run in BF16), keep the fallback 0.5."""
+    catalog = {"engine": "none"}
+    fp4 = run(shipped, catalog, model="llama-3.3-70b", gpu="b200", weights="nvfp4", batch=256)
+    bf16 = run(shipped, catalog, model="llama-3.3-70b", gpu="b200", weights="bf16", batch=256)
+    hopper = run(shipped, catalog, model="llama-3.3-70b", gpu="h100-sxm", weights="nvfp4", tp=2)
     assert fp4.value("compute_efficiency_used") == 0.35
     assert fp4.value("peak_flops_per_gpu") == 9000e12
     assert bf16.value("compute_efficiency_used") == 0.5

@@ -246,3 +246,89 @@ def test_settings_whose_weights_cannot_fit_are_an_error(shipped: tuple[Catalog, 
         calibrate(SGLANG_ONE_LINE, models, gpus, model="qwen3-235b-a22b", gpu="h100-sxm",
                   given=Given(weights="fp8", overrides={"gpu_memory_utilization": 0.93}))
     assert str(caught.value).endswith("as the engine ran: --tp N")
+
+
+L40S_V0 = LOGS / "vllm-v0-0.6.6.post1-l40s-internvl3-78b-tp8.log"  # names no device: 44.39 GiB
+RTX5090 = LOGS / "trtllm-0.19.0-rtx5090-llama3.1-8b-fp8.log"  # no device, no model: 31.84 GiB
+
+
+def test_gpu_is_inferred_from_a_device_total_only_one_catalog_gpu_has(
+        shipped: tuple[Catalog, Catalog]) -> None:
+    """A log that names no device but prints its memory total: the one catalog GPU an engine
+    sees as that total ran it (44.39 GiB: l40s; 31.84 GiB: rtx-5090); the model by hf_id."""
+    models, gpus = shipped
+    result = calibrate(L40S_V0, models, gpus)
+    assert result.settings.scenario.gpu == "l40s"
+    assert result.settings.scenario.model == "internvl3-78b"  # the log names its checkpoint
+    assert any("GPU l40s: the only catalog GPU whose memory_engine_gib is the 44.39 GiB"
+               in note for note in result.notes), result.notes
+    assert calibrate(RTX5090, models, gpus, model="llama-3.1-8b").settings.scenario.gpu \
+        == "rtx-5090"
+
+
+def test_a_device_total_several_gpus_share_still_asks_for_gpu(
+        shipped: tuple[Catalog, Catalog]) -> None:
+    """79.19 GiB is an H100 SXM and an H100 PCIe alike: the planner does not guess."""
+    models, gpus = shipped
+    with pytest.raises(ArgumentError) as caught:
+        calibrate(H100_TP1, models, gpus)
+    message = str(caught.value)
+    assert "cannot tell which GPU ran this log" in message
+    assert "it saw 79.19 GiB, as a100-80gb-sxm, h100-sxm, h100-pcie report" in message
+
+
+def test_gpu_option_that_contradicts_the_device_total_warns(
+        shipped: tuple[Catalog, Catalog]) -> None:
+    models, gpus = shipped
+    result = calibrate(H100_TP1, models, gpus, gpu="h200-sxm")
+    assert result.settings.scenario.gpu == "h200-sxm"  # as asked
+    [warning] = result.warnings
+    assert warning.startswith("--gpu h200-sxm: the log's device reports 79.19 GiB (line 690), "
+                              "but h200-sxm reports 139.81 GiB to an engine; h100-sxm, "
+                              "h100-pcie report that")
+    assert calibration_json(result)["warnings"] == [warning]
+    assert calibrate(H100_TP1, models, gpus, gpu="h100-sxm").warnings == []
+
+
+def test_gpu_contradiction_is_warned_on_stderr() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "planner", "calibrate", str(H100_TP1), "--gpu",
+                           "h200-sxm"], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("Warning: --gpu h200-sxm: the log's device reports 79.19 GiB")
+    assert "Warning" not in done.stdout and "per GPU" in done.stdout
+
+
+@pytest.mark.parametrize("log, old, new, line, expect", [
+    (H100_TP1, "GPU KV cache size: 476,016 tokens", "GPU KV cache size: -476,016 tokens", 375,
+     "the figure -476,016 is negative"),
+    (H100_TP1, "GPU KV cache size: 476,016 tokens", "GPU KV cache size: 4,76,016 tokens", 375,
+     "the figure 4,76,016 is not a whole number as an engine prints one"),
+    (H100_TP1, "GPU KV cache size: 476,016 tokens", "GPU KV cache size: 476,016.5 tokens", 375,
+     "the figure 476,016.5 is not a whole number"),
+    (H100_TP1, "Available KV cache memory: 58.11 GiB", "Available KV cache memory: -58.11 GiB",
+     373, "the figure -58.11 is negative"),
+    (H100_TP1, "Model loading took 14.99 GiB", "Model loading took 1e999 GiB", 105,
+     "the figure 1e999 is not a finite number"),
+    (SGLANG_ONE_LINE, "#tokens: 367404,", "#tokens: -367404,", 1,
+     "the figure -367404 is negative"),
+    (RTX5090, "Allocated 16.05 GiB", "Allocated -16.05 GiB", 5, "the figure -16.05 is negative"),
+], ids=["vllm-negative-tokens", "vllm-garbled-commas", "vllm-fractional-tokens",
+        "vllm-negative-gib", "vllm-infinite-gib", "sglang-negative-tokens", "trtllm-negative-gib"])
+def test_negative_or_garbled_figures_are_located(tmp_path: Path, shipped: tuple[Catalog, Catalog],
+                                                 log: Path, old: str, new: str, line: int,
+                                                 expect: str) -> None:
+    """A figure no engine prints (negative, not finite, garbled) is refused at its line rather
+    than skipped (which used to read as 'no KV cache line found') or used."""
+    text = log.read_bytes()  # as bytes: the logs' lone carriage returns are not new lines
+    assert text.count(old.encode()) == 1, old
+    path = tmp_path / log.name
+    path.write_bytes(text.replace(old.encode(), new.encode()))
+    with pytest.raises(LogError) as caught:
+        calibrate(path, *shipped, model="llama-3.1-8b", gpu="h100-sxm")
+    message = str(caught.value)
+    assert message.startswith(f"{path}, line {line}: {expect}"), message
+    assert f"\n  {line:>4} | " in message and new in message
+    assert "hint: the log is corrupt or was edited here" in message

@@ -99,43 +99,88 @@ def test_calc_says_when_parameters_are_derived_from_shape() -> None:
 
 
 def test_calc_quotes_the_measured_speed_of_its_gpu() -> None:
-    """`planner calc` says how its GPU's serving speed compared with published engine runs,
+    """`planner calc` says how the serving speed of its class of model on its GPU with its
+    engine compared with published engine runs, and its GPU's figure across engines and models,
     the same figures the HTML summary quotes (catalogs/measured-accuracy.yaml)."""
     from planner.evidence.measured import load_measured
 
     data = load_measured()
     assert data is not None
     h100 = data["steady_state_by_gpu"]["h100-sxm"]
+    cell = data["steady_state_by_gpu_engine_class"]["h100-sxm"]["vllm"]["dense"]
     text = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"])
     assert text.exit_code == 0, text.output
-    assert (f"on the NVIDIA H100 SXM 80GB came within ±25% of published engine runs on "
-            f"{h100['within_25_percent']} of {h100['runs']} steady-state runs") in text.output
+    assert (f"Measured: serving speed on the NVIDIA H100 SXM 80GB with vLLM, dense models: "
+            f"median planner ÷ published {cell['median_ratio']:.2f} over {cell['runs']} "
+            f"steady-state runs (interquartile {cell['q1_ratio']:.2f}-{cell['q3_ratio']:.2f}), "
+            f"{cell['within_25_percent']} of them within ±25%; every engine and model on this "
+            f"GPU: {h100['within_25_percent']} of {h100['runs']} within ±25%, median "
+            f"{h100['median_ratio']:.2f} (docs/accuracy.md).") in text.output
     out = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "l4", "--json"])
     measured = json.loads(out.output)["measured_speed"]
     assert measured["gpu"] is None  # no published L4 run compared yet
     assert measured["engine"] == data["steady_state_by_engine"]["vllm"]
     assert measured["gpu_and_engine"] is None
+    assert measured["model_class"] == "dense" and measured["gpu_engine_class"] is None
     ttft = data["ttft_no_queue"]
     assert json.loads(out.output)["measured_ttft"] == ttft
     assert (f"Measured: with no queue, the engine's first token came a median "
             f"{ttft['median_ratio']:.1f}× ") in text.output
 
 
-def test_calc_quotes_the_measured_speed_of_its_engine_on_its_gpu() -> None:
-    """A GPU's figure mixes engines; where other engines ran on it too, `planner calc` also
-    quotes the runs of its own engine on that GPU, or says there were none."""
+def test_calc_quotes_the_measured_speed_of_its_model_class_with_its_engine_on_its_gpu() -> None:
+    """A GPU's figure mixes engines and models; `planner calc` quotes the runs of its class of
+    model (dense or MoE) with its engine on that GPU, or says there were none: a dense 70B on
+    the MI300X with SGLang, where only MoE models ran, carries no MoE figure."""
     from planner.evidence.measured import load_measured
 
     data = load_measured()
     assert data is not None
-    pair = data["steady_state_by_gpu_and_engine"]["mi300x"]["sglang"]
-    args = ["calc", "--model", "llama-3.1-70b", "--gpu", "mi300x", "--tp", "8"]
-    text = CliRunner().invoke(cli, [*args, "--set", "engine=sglang"]).output
-    assert (f"; with SGLang: {pair['within_25_percent']} of {pair['runs']}, median planner ÷ "
-            f"published {pair['median_ratio']:.2f} (docs/accuracy.md).") in text
-    out = json.loads(CliRunner().invoke(cli, [*args, "--set", "engine=sglang", "--json"]).output)
-    assert out["measured_speed"]["gpu_and_engine"] == pair
-    a100 = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm"])
-    assert "; none of them with vLLM" in a100.output  # only SGLang ran on the A100
+    moe = data["steady_state_by_gpu_engine_class"]["mi300x"]["sglang"]["moe"]
+    args = ["--gpu", "mi300x", "--tp", "8", "--set", "engine=sglang"]
+    deepseek = ["calc", "--model", "deepseek-v3", "--weights", "fp8", *args]
+    text = CliRunner().invoke(cli, deepseek).output
+    assert (f"with SGLang, MoE models: median planner ÷ published {moe['median_ratio']:.2f} "
+            f"over {moe['runs']} steady-state runs") in text
+    out = json.loads(CliRunner().invoke(cli, [*deepseek, "--json"]).output)
+    assert out["measured_speed"]["gpu_engine_class"] == moe
+    assert out["measured_speed"]["gpu_and_engine"] == data["steady_state_by_gpu_and_engine"][
+        "mi300x"]["sglang"]
+    dense = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-70b", *args]).output
+    line = next(t for t in dense.splitlines() if t.startswith("Measured: serving"))
+    assert line.startswith("Measured: serving speed on the AMD Instinct MI300X with SGLang, "
+                           "dense models: no published run compared (the planner's own speed "
+                           "stands); every engine and model on this GPU")
+    assert f"{moe['median_ratio']:.2f}" not in line
     rtx = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "rtx-4090"])
-    assert "; with" not in rtx.output and "none of them" not in rtx.output  # vLLM ran all
+    assert "every engine and model" not in rtx.output  # dense models with vLLM ran all
+
+
+def test_calc_prints_the_verdict_first_and_the_details_after() -> None:
+    """The answer leads: fits or not, max sequences, decode and serving speed, first token and
+    cost, before any detail; the rest of the table only with --verbose; --json unchanged."""
+    from planner.model.quantities import ROW_QUANTITIES
+
+    args = ["calc", "--model", "llama-3.1-70b", "--gpu", "h200-sxm", "--tp", "8", "--context",
+            "32768", "--batch", "32"]
+    lines = invoke(*args).output.splitlines()
+    data = json.loads(invoke(*args, "--json").output)
+    most = data["max_sequences"]
+    assert lines[2].startswith(f"FITS: 32 of at most {most} sequences; decode is memory-bound")
+    assert [line.split()[0] for line in lines[3:8]] == ["Max", "Decode", "Serving", "First",
+                                                        "Cost"]
+    assert lines[3] == f"  Max sequences  {most} of 32,768 tokens (KV cache)"
+    decode = round(data["decode_tokens_per_second"])
+    assert lines[4].startswith(f"  Decode speed   {decode:,} tokens/s at batch 32")
+    assert "output tokens/s" in lines[5] and "per million output tokens" in lines[7]
+    assert lines.index("Details:") == 9
+    text = "\n".join(lines)
+    assert "Profile run: sampler" not in text and "Assumptions: engine=vllm" not in text
+    assert "--verbose shows every quantity" in text
+    verbose = invoke(*args, "--verbose").output
+    assert verbose.splitlines()[:8] == lines[:8]
+    assert all(f"  {q.label} " in verbose for q in ROW_QUANTITIES)
+    assert "Assumptions: engine=vllm" in verbose
+    as_json = invoke(*args, "--json").output
+    assert invoke(*args, "--json", "--verbose").output == as_json
+    assert json.loads(as_json)["max_sequences"] == most

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,134 @@ def test_cli_reference_is_generated_from_help() -> None:
     spec.loader.exec_module(module)
     assert module.TARGET.read_text() == module.reference(), \
         "run python docs/generate_cli_reference.py"
+
+
+def _refresh_module():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    path = ROOT / "docs" / "refresh_examples.py"
+    spec = importlib.util.spec_from_file_location("refresh_examples", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["refresh_examples"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+EXAMPLES = _refresh_module()
+SHOWN = [e for e in EXAMPLES.examples() if e.with_output]
+BARE = [e for e in EXAMPLES.examples() if not e.with_output]
+# The diff round trip builds a workbook and diffs it against a rebuild: about two minutes.
+SLOW = ("edited.xlsx", "plans/q3/")
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):  # type: ignore[no-untyped-def]
+    return EXAMPLES.Sandbox(tmp_path_factory.mktemp("readme-examples"))
+
+
+def test_the_readme_has_examples_of_each_kind() -> None:
+    commands = [e.command.split()[1] for e in SHOWN]
+    assert {"calc", "size", "import"} <= set(commands), commands
+    assert {"calc", "build", "size", "diff", "import-workbook"} <= {
+        e.command.split()[1] for e in BARE}
+
+
+@pytest.mark.parametrize("example", SHOWN, ids=[f"line-{e.line}" for e in SHOWN])
+def test_readme_example_shows_what_the_command_prints(sandbox, example) -> None:  # type: ignore[no-untyped-def]
+    """Each `$ planner ...` example of the README prints the lines it shows (`...` for any
+    number of lines)."""
+    sandbox.prepare(example.command)
+    done = sandbox.run(example.command)
+    assert done.returncode in EXAMPLES.allowed_exit(example.command), done.stdout
+    problem = EXAMPLES.mismatch(example.shown, done.stdout.split("\n"))
+    assert problem is None, (f"README.md line {example.line}, `{example.command}`: {problem}\n"
+                             "run python docs/refresh_examples.py")
+
+
+@pytest.mark.parametrize("example", [
+    pytest.param(e, marks=pytest.mark.slow) if any(s in e.command for s in SLOW) else e
+    for e in BARE], ids=[f"line-{e.line}" for e in BARE])
+def test_readme_example_command_runs(sandbox, example) -> None:  # type: ignore[no-untyped-def]
+    """Each bare `planner ...` example of the README runs and succeeds (in the order written,
+    so that the diff round trip finds the files the commands before it wrote)."""
+    sandbox.prepare(example.command)
+    done = sandbox.run(example.command)
+    assert done.returncode in EXAMPLES.allowed_exit(example.command), (
+        f"README.md line {example.line}, `{example.command}` exited {done.returncode}:\n"
+        f"{done.stdout[-3000:]}")
+
+
+def test_example_output_matching_and_refreshing() -> None:
+    """`...` stands for any number of lines; shown lines must come in order; an example
+    without `...` shows everything; a refresh keeps the shown shape."""
+    mismatch, refreshed = EXAMPLES.mismatch, EXAMPLES.refreshed
+    printed = ["a", "b", "c", "d", "e", ""]
+    assert mismatch(["a", "b", "..."], printed) is None
+    assert mismatch(["a", "...", "c", "...", "e"], printed) is None
+    assert mismatch(["a", "...", "e"], printed) is None
+    assert mismatch(["a", "b", "c", "d", "e"], printed) is None
+    assert "output line 2" in mismatch(["a", "x", "..."], printed)
+    assert "more line(s) printed than shown" in mismatch(["a", "b"], printed)
+    assert "not printed" in mismatch(["a", "...", "d", "...", "c", "..."], printed)
+    assert "how the output ends" in mismatch(["a", "...", "d"], printed)
+    assert refreshed(["x", "y", "..."], printed) == ["a", "b", "..."]
+    assert refreshed(["x", "...", "z"], printed) == ["a", "...", "e"]
+    assert refreshed(["x"], printed) == ["a", "b", "c", "d", "e"]
+
+
+def _prose() -> str:
+    """The README without its code blocks (outputs show abbreviations a reader meets later)."""
+    return re.sub(r"^```.*?^```$", "", README, flags=re.S | re.M)
+
+
+TERMS = {"KV": "key-value", "TP": "tensor parallelism", "TTFT": "time to first token",
+         "ITL": "inter-token latency", "TPOT": "time per output token",
+         "MoE": "mixture of experts", "MLA": "multi-head latent attention",
+         "GQA": "grouped-query attention", "BF16": "2 bytes", "TCO": "total cost of ownership",
+         "capex": "capital expenditure", "opex": "operating expenditure",
+         "PUE": "power usage effectiveness", "GiB": "2^30"}
+
+
+@pytest.mark.parametrize("term, meaning", list(TERMS.items()), ids=list(TERMS))
+def test_each_term_is_spelled_out_where_the_readme_first_uses_it(term: str, meaning: str) -> None:
+    text = _prose()
+    first = re.search(rf"(?<![\w`-]){re.escape(term)}(?![\w`-])", text, flags=re.I)
+    assert first, term
+    around = text[max(0, first.start() - 40):first.end() + 60].replace("\n", " ")
+    assert meaning.lower() in around.lower(), f"{term} first used without '{meaning}': {around}"
+
+
+def test_which_command_table_names_every_command() -> None:
+    table = README[README.index("Which command do I need?"):README.index("## Commands")]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "`planner" in line]
+    named = {word.strip("`,") for row in rows for word in re.findall(r"`planner [\w-]+`", row)}
+    assert named == {f"`planner {c}`".strip("`") for c in cli.commands}, named
+
+
+def test_the_stated_build_time_is_measured_by_the_bench() -> None:
+    """The README's build time names the command that measured it, and that command exists."""
+    stated = re.search(r"\(about (\d+) s on [^)]*measured\s+with\s+`python\s+bench/"
+                       r"bench_build.py\s+--rows\s+0`", README)
+    assert stated, "the set-up paragraph must state the build time and how it was measured"
+    bench = (ROOT / "bench" / "bench_build.py").read_text()
+    assert "if args.rows == 0:" in bench and "--rows 0" in bench
+
+
+def test_sizing_examples_are_what_the_generator_writes() -> None:
+    """The three reference workloads in README.md and docs/sizing-examples.md are `planner
+    size`'s answers as they are today, with the working that leads to each."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("generate_sizing_examples", ROOT / "docs" /
+                                                  "generate_sizing_examples.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = gen  # dataclasses look their module up
+    spec.loader.exec_module(gen)
+    assert gen.TARGET.read_text() == gen.report() + "\n", \
+        "run python docs/generate_sizing_examples.py"
+    readme = README
+    assert gen.readme_text(readme) == readme, "run python docs/generate_sizing_examples.py"
+    assert readme.count("| Llama 3.1 70B FP8 on H200") == 1

@@ -1,4 +1,5 @@
-"""Every malformed input is reported naming the file, line and field, never as a traceback.
+"""Every malformed input is reported naming the file, line and field, never as a traceback:
+model, GPU, server and cloud catalogs, and command-line values.
 
 Each malformed catalog is a valid entry copied from the shipped catalogs with one thing broken,
 so a failure here means the message is wrong, not that the test's YAML is.
@@ -10,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +20,16 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.errors import PlannerError
-from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+from planner.errors import CatalogError, MissingDependencyError, PlannerError
+from planner.inputs.catalog import (
+    DEFAULT_CLOUDS,
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    DEFAULT_SERVERS,
+    load_clouds,
+    load_gpus,
+    load_servers,
+)
 
 FOLDER = object()  # content of a case whose path is a folder instead of a file
 
@@ -37,6 +47,9 @@ MIXTRAL = _entry(DEFAULT_MODELS, "mixtral-8x7b")
 GEMMA = _entry(DEFAULT_MODELS, "gemma-2-9b")  # sliding_window and layer_types
 DEEPSEEK = _entry(DEFAULT_MODELS, "deepseek-v3")  # MLA
 A100 = _entry(DEFAULT_GPUS, "a100-40gb-sxm")
+HGX_H100 = _entry(DEFAULT_SERVERS, "hgx-h100-8")
+MI300X_SERVER = _entry(DEFAULT_SERVERS, "mi300x-8")
+P5 = _entry(DEFAULT_CLOUDS, "aws-p5.48xlarge")  # 68.80 on demand, 40.59 and 24.77 reserved
 
 
 def models(*entries: str) -> str:
@@ -45,6 +58,14 @@ def models(*entries: str) -> str:
 
 def gpus(*entries: str) -> str:
     return "gpus:\n" + "\n\n".join(entries) + "\n"
+
+
+def servers(*entries: str) -> str:
+    return "servers:\n" + "\n\n".join(entries) + "\n"
+
+
+def clouds(*entries: str) -> str:
+    return "clouds:\n" + "\n\n".join(entries) + "\n"
 
 
 def edit(text: str, old: str, new: str) -> str:
@@ -212,6 +233,117 @@ CATALOG_CASES: dict[str, Bad] = {
                               "gpus"),
 }
 
+# The servers catalog's cost fields, read by `planner size --servers`.
+SERVER_CASES: dict[str, Bad] = {
+    "server-vendor-not-the-gpus": Bad(servers(edit(HGX_H100, "vendor: nvidia", "vendor: amd")),
+                                      ("entry 'hgx-h100-8'", "field 'vendor'",
+                                       "vendor 'amd' but its GPU 'h100-sxm' is made by NVIDIA",
+                                       "write vendor: nvidia"), "vendor: amd", "servers"),
+    "server-unknown-vendor": Bad(servers(edit(MI300X_SERVER, "vendor: amd", "vendor: AMD")),
+                                 ("field 'vendor'", "must be one of nvidia, amd, intel, got 'AMD'",
+                                  "did you mean 'amd'?"), "vendor: AMD", "servers"),
+    "server-unknown-fabric": Bad(servers(edit(HGX_H100, "fabric: ethernet", "fabric: roce")),
+                                 ("field 'fabric'", "must be one of ethernet, infiniband, got "
+                                  "'roce'"), "fabric: roce", "servers"),
+    "server-negative-support": Bad(servers(edit(HGX_H100, "support_usd_per_gpu_year: 4500",
+                                                "support_usd_per_gpu_year: -4500")),
+                                   ("field 'support_usd_per_gpu_year'",
+                                    "must not be negative, got -4500"), "-4500", "servers"),
+    "server-network-with-unit": Bad(servers(edit(HGX_H100, "network_usd_per_server: 1600",
+                                                 "network_usd_per_server: $1,600")),
+                                    ("field 'network_usd_per_server'",
+                                     "must be a number, got '$1,600'"),
+                                    "network_usd_per_server: $1,600", "servers"),
+    # A server that would load and then be skipped (or divide by zero) where it is sized.
+    "server-zero-gpus": Bad(servers(edit(HGX_H100, "gpus_per_server: 8", "gpus_per_server: 0")),
+                            ("entry 'hgx-h100-8'", "field 'gpus_per_server'",
+                             "must be greater than 0, got 0", "GPUs in one server"),
+                            "gpus_per_server: 0", "servers"),
+    "server-negative-gpus": Bad(servers(edit(HGX_H100, "gpus_per_server: 8",
+                                             "gpus_per_server: -8")),
+                                ("field 'gpus_per_server'", "must not be negative, got -8"),
+                                "gpus_per_server: -8", "servers"),
+    "server-negative-price": Bad(servers(edit(HGX_H100, "price_usd: 360800",
+                                              "price_usd: -360800")),
+                                 ("entry 'hgx-h100-8'", "field 'price_usd'",
+                                  "must not be negative, got -360800",
+                                  "purchase price of the whole server"), "-360800", "servers"),
+    "server-zero-price": Bad(servers(edit(HGX_H100, "price_usd: 360800", "price_usd: 0")),
+                             ("field 'price_usd'", "must be greater than 0, got 0"),
+                             "price_usd: 0", "servers"),
+    "server-zero-power": Bad(servers(edit(HGX_H100, "power_kw: 10.2", "power_kw: 0")),
+                             ("entry 'hgx-h100-8'", "field 'power_kw'",
+                              "must be greater than 0, got 0", "maximum power"),
+                             "power_kw: 0", "servers"),
+    "server-zero-rack-units": Bad(servers(edit(HGX_H100, "rack_units: 8", "rack_units: 0")),
+                                  ("field 'rack_units'", "must be greater than 0, got 0"),
+                                  "rack_units: 0", "servers"),
+    "server-price-with-unit": Bad(servers(edit(HGX_H100, "price_usd: 360800",
+                                               "price_usd: $360k")),
+                                  ("field 'price_usd'", "must be a number, got '$360k'"),
+                                  "price_usd: $360k", "servers"),
+}
+
+# The clouds catalog: each case is the shipped AWS p5 offer with one thing broken.
+CLOUD_CASES: dict[str, Bad] = {
+    "cloud-unknown-gpu": Bad(clouds(edit(P5, "gpu: h100-sxm", "gpu: h100-sxm5")),
+                             ("entry 'aws-p5.48xlarge'", "field 'gpu'", "unknown GPU id "
+                              "'h100-sxm5'", "did you mean 'h100-sxm'?"), "gpu: h100-sxm5",
+                             "clouds"),
+    "cloud-negative-price": Bad(clouds(edit(P5, "on_demand_usd_per_hour: 68.80",
+                                            "on_demand_usd_per_hour: -68.80")),
+                                ("field 'on_demand_usd_per_hour'",
+                                 "must not be negative, got -68.8"), "-68.80", "clouds"),
+    "cloud-zero-price": Bad(clouds(edit(P5, "reserved_3y_usd_per_hour: 24.77",
+                                        "reserved_3y_usd_per_hour: 0")),
+                            ("field 'reserved_3y_usd_per_hour'", "must be greater than 0, got 0"),
+                            "reserved_3y_usd_per_hour: 0", "clouds"),
+    "cloud-1y-above-on-demand": Bad(clouds(edit(P5, "reserved_1y_usd_per_hour: 40.59",
+                                                "reserved_1y_usd_per_hour: 70.00")),
+                                    ("field 'reserved_1y_usd_per_hour'", "the 1-year price 70.0 "
+                                     "is above the on-demand price 68.8", "per instance-hour"),
+                                    "reserved_1y_usd_per_hour: 70.00", "clouds"),
+    "cloud-3y-above-1y": Bad(clouds(edit(P5, "reserved_3y_usd_per_hour: 24.77",
+                                         "reserved_3y_usd_per_hour: 45.00")),
+                             ("field 'reserved_3y_usd_per_hour'", "the 3-year price 45.0 is "
+                              "above the 1-year price 40.59", "terms are not swapped"),
+                             "reserved_3y_usd_per_hour: 45.00", "clouds"),
+    "cloud-per-gpu-price-as-reserved": Bad(clouds(edit(P5, "on_demand_usd_per_hour: 68.80",
+                                                       "on_demand_usd_per_hour: 8.60")),
+                                           ("field 'reserved_1y_usd_per_hour'",
+                                            "the 1-year price 40.59 is above the on-demand "
+                                            "price 8.6"), "reserved_1y_usd_per_hour:", "clouds"),
+    "cloud-missing-price-date": Bad(clouds(edit(P5, '    price_date: "2025-11"\n', "")),
+                                    ("entry 'aws-p5.48xlarge'", "field 'price_date'",
+                                     "required field is missing", "add price_date: when the "
+                                     "on-demand price was true, YYYY-MM"), "aws-p5.48xlarge:",
+                                    "clouds"),
+    "cloud-bad-price-date": Bad(clouds(edit(P5, '"2025-11"', '"Nov 2025"')),
+                                ("field 'price_date'", "must be a date YYYY-MM, got 'Nov 2025'",
+                                 "e.g. '2026-03'"), "price_date:", "clouds"),
+    "cloud-missing-source": Bad(clouds(edit(P5, P5.splitlines()[-2] + "\n", "")),
+                                ("entry 'aws-p5.48xlarge'", "field 'source'",
+                                 "required field is missing"), "aws-p5.48xlarge:", "clouds"),
+    "cloud-zero-gpus": Bad(clouds(edit(P5, "gpus_per_instance: 8", "gpus_per_instance: 0")),
+                           ("field 'gpus_per_instance'", "must be greater than 0, got 0"),
+                           "gpus_per_instance: 0", "clouds"),
+    "cloud-negative-gpus": Bad(clouds(edit(P5, "gpus_per_instance: 8",
+                                           "gpus_per_instance: -8")),
+                               ("field 'gpus_per_instance'", "must not be negative, got -8"),
+                               "gpus_per_instance: -8", "clouds"),
+    "cloud-fractional-gpus": Bad(clouds(edit(P5, "gpus_per_instance: 8",
+                                             "gpus_per_instance: 0.5")),
+                                 ("field 'gpus_per_instance'", "must be a whole number, got 0.5"),
+                                 "gpus_per_instance: 0.5", "clouds"),
+    "cloud-unknown-field": Bad(clouds(edit(P5, "reserved_1y_usd_per_hour:",
+                                           "reserved_1yr_usd_per_hour:")),
+                               ("field 'reserved_1yr_usd_per_hour'", "unknown field",
+                                "did you mean 'reserved_1y_usd_per_hour'?"),
+                               "reserved_1yr_usd_per_hour:", "clouds"),
+    "servers-file-as-clouds": Bad(servers(HGX_H100), ("top-level 'clouds:'", "['servers']"),
+                                  "servers:", "clouds"),
+}
+
 ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "unknown-model": (["--model", "llama-3.1-9b"],
                       ("--model llama-3.1-9b", "unknown model", "did you mean 'llama-3.1-8b'?")),
@@ -249,6 +381,27 @@ ARGUMENT_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
                            ("--set gpu_memory_utilization:", "expected NAME=VALUE")),
     "set-format-bytes": (["--set", "bytes_per_param_fp8=9"],
                          ("--set bytes_per_param_fp8=9", "at most 8")),
+    # catalog fields calc does not read are checked all the same, as `size` checks them
+    "set-server-price-with-unit": (["--set", "servers.hgx-h100-8.price_usd=$300k"],
+                                   ("--set servers.hgx-h100-8.price_usd=$300k",
+                                    "must be a number, got '$300k'",
+                                    "purchase price of the whole server")),
+    "set-negative-workload-rate": (["--set", "workloads.chat-assistant-70b.rate_rps=-5"],
+                                   ("--set workloads.chat-assistant-70b.rate_rps=-5",
+                                    "must not be negative, got -5")),
+    "set-unknown-catalog": (["--set", "server.hgx-h100-8.price_usd=300000"],
+                            ("unknown catalog 'server'", "did you mean 'servers'?")),
+    "set-unknown-server-field": (["--set", "servers.hgx-h100-8.price=300000"],
+                                 ("--set servers.hgx-h100-8.price", "not a field --set can change",
+                                  "did you mean 'price_usd'?")),
+    # a request longer than the context it is sized for
+    "prompt-output-beyond-context": (["--prompt", "30000", "--output", "4000", "--context",
+                                      "32768"],
+                                     ("--prompt 30,000 + --output 4,000 = 34,000 tokens is "
+                                      "beyond --context 32,768", "give --context 34000 or more")),
+    "prompt-beyond-context": (["--prompt", "30000", "--context", "8192"],
+                              ("--prompt 30,000 is beyond --context 8,192",
+                               "give --context 30000 or more")),
 }
 
 
@@ -291,12 +444,43 @@ def test_cases_start_from_valid_entries(tmp_path: Path) -> None:
         assert result.exit_code == 0, (model, result.output, result.exception)
 
 
+def test_server_and_cloud_cases_start_from_valid_entries(tmp_path: Path) -> None:
+    """The unbroken server and cloud entries load, so each case's error is its one change."""
+    shipped = load_gpus()
+    (tmp_path / "servers.yaml").write_text(servers(HGX_H100, MI300X_SERVER), encoding="utf-8")
+    assert set(load_servers(tmp_path / "servers.yaml", shipped).entries) == {"hgx-h100-8",
+                                                                              "mi300x-8"}
+    (tmp_path / "clouds.yaml").write_text(clouds(P5), encoding="utf-8")
+    offer = load_clouds(tmp_path / "clouds.yaml", shipped).entries["aws-p5.48xlarge"]
+    assert offer.number("reserved_3y_usd_per_hour") == 24.77
+
+
 @pytest.mark.parametrize("case", list(CATALOG_CASES.values()), ids=list(CATALOG_CASES))
 def test_malformed_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
     path = tmp_path / f"{case.section}.yaml"
     _write(path, case.content)
     message = _error(["calc", "--model", "llama-3.1-8b", "--gpu", "a100-40gb-sxm",
                       f"--{case.section}", str(path)])
+    _check_message(message, path, case)
+
+
+@pytest.mark.parametrize("case", list(SERVER_CASES.values()), ids=list(SERVER_CASES))
+def test_malformed_server_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / "servers.yaml"
+    _write(path, case.content)
+    _check_message(_error(["size", "--servers", str(path)]), path, case)
+
+
+@pytest.mark.parametrize("case", list(CLOUD_CASES.values()), ids=list(CLOUD_CASES))
+def test_malformed_cloud_catalog_is_reported(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / "clouds.yaml"
+    _write(path, case.content)
+    with pytest.raises(CatalogError) as caught:
+        load_clouds(path, load_gpus())
+    _check_message(str(caught.value), path, case)
+
+
+def _check_message(message: str, path: Path, case: Bad) -> None:
     assert message.startswith(str(path)), message
     for fragment in case.expect:
         assert fragment in message, f"{fragment!r} not in:\n{message}"
@@ -339,6 +523,48 @@ def test_real_entry_point_exits_1_without_traceback(tmp_path: Path, name: str) -
     assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
 
 
+# A command that only loads a clouds catalog, run through the real entry point (main), as no
+# command reads the clouds catalog yet: its errors reach the user like every catalog error.
+CLOUDS_ENTRY = """
+import sys, click
+from planner import cli
+from planner.inputs.catalog import load_clouds, load_gpus
+
+@cli.cli.command("load-clouds")
+@click.argument("path")
+def load(path):
+    load_clouds(path, load_gpus())
+
+sys.argv = ["planner", "load-clouds", sys.argv[1]]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("name", ["cloud-unknown-gpu", "cloud-1y-above-on-demand",
+                                  "cloud-missing-source"])
+def test_cloud_errors_exit_1_without_traceback(tmp_path: Path, name: str) -> None:
+    case = CLOUD_CASES[name]
+    path = tmp_path / "clouds.yaml"
+    _write(path, case.content)
+    env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
+    done = subprocess.run([sys.executable, "-c", CLOUDS_ENTRY, str(path)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"Error: {path}"), done.stderr
+    assert case.expect[-1] in done.stderr
+    assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
+
+
+def test_server_error_exits_1_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "servers.yaml"
+    _write(path, SERVER_CASES["server-vendor-not-the-gpus"].content)
+    done = _planner("size", "--servers", str(path))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"Error: {path}"), done.stderr
+    assert "made by NVIDIA" in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize("args, expect, code", [
     (["--model", "llama-3.1-9b"], "did you mean 'llama-3.1-8b'?", 1),
     (["--model", "llama-3.1-8b", "--tp", "3"], "--tp 3", 1),
@@ -364,3 +590,177 @@ def test_calibrate_rejects_settings_without_traceback(args: list[str], expect: s
     assert done.returncode == 1, done.stderr
     assert expect in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+# Runs the planner as `python -m planner` does, with one package made impossible to import, as
+# on a machine where `pip install -e .` was skipped or failed half-way.
+WITHOUT_PACKAGE = """
+import sys
+import time
+
+MISSING = sys.argv[1]
+
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name == MISSING or name.startswith(MISSING + "."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+for module in [m for m in sys.modules if m == MISSING or m.startswith(MISSING + ".")]:
+    del sys.modules[module]
+sys.meta_path.insert(0, Missing())
+sys.argv = ["planner", *sys.argv[2:]]
+from planner.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module, package, args", [
+    ("click", "click", ["--version"]),
+    ("yaml", "PyYAML", ["list", "models"]),
+    ("openpyxl", "openpyxl", ["diff", "missing.xlsx"]),
+    ("jinja2", "Jinja2", ["build", "--grid", "GRID", "--out", "OUT", "-q"]),
+])
+def test_missing_dependency_is_named_not_a_bug(tmp_path: Path, module: str, package: str,
+                                               args: list[str]) -> None:
+    """A package the planner needs that is not installed is reported as such, with the pip
+    command, exit 1: not as an internal error or a traceback."""
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid:\n  models: [llama-3.1-8b]\n  gpus: [h100-sxm]\n  weights: [bf16]\n"
+                    "  kv: [bf16]\n  context: [8192]\n  batch: [1]\n  tp: [1]\n")
+    args = [str(grid) if a == "GRID" else str(tmp_path / "out") if a == "OUT" else a
+            for a in args]
+    env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_PACKAGE, module, *args],
+                          capture_output=True, text=True, env=env, timeout=120, check=False,
+                          cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"the planner needs the Python package {package}" in done.stderr, done.stderr
+    assert "pip install -e ." in done.stderr
+    assert "Traceback" not in done.stderr and "bug in the planner" not in done.stderr
+
+
+def test_a_missing_module_of_the_planner_itself_is_still_a_bug() -> None:
+    assert MissingDependencyError.from_import_error(
+        ModuleNotFoundError("No module named 'planner.nowhere'", name="planner.nowhere")) is None
+    old = MissingDependencyError.from_import_error(
+        ImportError("cannot import name 'WriteOnlyCell' from 'openpyxl.cell'",
+                    name="openpyxl.cell"))
+    assert old is not None and "a newer openpyxl" in str(old)
+
+
+@pytest.mark.parametrize("setting, expect", [
+    ("servers.hgx-h100-8.price_usd=$300k", "must be a number, got '$300k'"),
+    ("gpus.h100-sxm.price_per_hour_usd=-2", "must not be negative, got -2"),
+    ("gpu_memory_utilization=1.5", "out of range"),
+], ids=["server-price-with-unit", "negative-gpu-price", "assumption-out-of-range"])
+def test_set_is_checked_alike_in_every_command(tmp_path: Path, setting: str,
+                                                expect: str) -> None:
+    """One --set value, one message, whichever command is given it (and before any work)."""
+    log = Path(__file__).parent / "data" / "logs" / "sglang-h100x4-qwen3-235b-fp8-tp4.log"
+    commands = {
+        "calc": ["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"],
+        "size": ["size"],
+        "build": ["build", "--out", str(tmp_path / "out")],
+        "simulate": ["simulate", "--workload", "chat-assistant-70b"],
+        "calibrate": ["calibrate", str(log), "--model", "qwen3-235b-a22b", "--gpu", "h100-sxm"],
+    }
+    messages = {name: _error([*args, "--set", setting]) for name, args in commands.items()}
+    assert all(expect in m for m in messages.values()), messages
+    assert len(set(messages.values())) == 1, messages
+    assert not (tmp_path / "out").exists()
+
+
+def _grid(tmp_path: Path, tp: str, view: str = "",
+          models: str = "[llama-3.1-8b, qwen3-8b]") -> Path:
+    path = tmp_path / "grid.yaml"
+    path.write_text(f"grid:\n  models: {models}\n  gpus: [h100-sxm]\n"
+                    "  weights: [bf16]\n  kv: [bf16]\n  context: [8192]\n  batch: [1]\n"
+                    f"  tp: {tp}\n" + view, encoding="utf-8")
+    return path
+
+
+def test_a_grid_that_yields_no_configuration_is_refused(tmp_path: Path) -> None:
+    """tp: [3] splits no model's heads: nothing would be built, so the build says so, at the
+    tp axis, with each reason, and exits 1 leaving no output folder."""
+    path = _grid(tmp_path, "[3]")
+    message = _error(["build", "--grid", str(path), "--out", str(tmp_path / "out")])
+    assert message.startswith(f"{path}, line 8, entry 'grid', field 'tp': the grid yields no "
+                              "configuration, so there is nothing to build"), message
+    assert "llama-3.1-8b has 32 attention heads, which 3 ranks cannot split evenly" in message
+    assert "hint: use TP degrees" in message
+    assert not (tmp_path / "out").exists()
+    done = _planner("build", "--grid", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 1 and "nothing to build" in done.stderr, done.stderr
+
+
+def test_grid_view_takes_a_tp_the_grid_keeps(tmp_path: Path) -> None:
+    """With tp: [1, 3] the rows at TP 1 are built; the view opens on TP 1, not on the TP 3
+    no row has (which used to fail as '--tp 3'); a view naming TP 3 is a located error."""
+    from planner.inputs.catalog import load_models
+    from planner.inputs.grid import load_grid
+
+    models, gpus = load_models(), load_gpus()
+    assert load_grid(_grid(tmp_path, "[1, 3]"), models, gpus).view.tp == 1
+    path = _grid(tmp_path, "[1, 3]", "view:\n  model: llama-3.1-8b\n  tp: 3\n")
+    with pytest.raises(CatalogError) as caught:
+        load_grid(path, models, gpus)
+    assert str(caught.value).startswith(f"{path}, line 11, entry 'view', field 'tp': "
+                                        "llama-3.1-8b has 32 attention heads")
+
+
+def test_build_says_which_shipped_workloads_a_models_file_drops(tmp_path: Path) -> None:
+    """A --models file without the shipped workloads' models builds, and says on stderr which
+    workloads it left out and why, and which grid rows it skipped."""
+    models_file = tmp_path / "models.yaml"
+    models_file.write_text(models(LLAMA), encoding="utf-8")
+    done = _planner("build", "--models", str(models_file), "--grid",
+                    str(_grid(tmp_path, "[1, 3]", models="all")), "--out",
+                    str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "Note: left out 1 configurations (TP does not shard the model)" in done.stderr
+    assert "Note: left out 4 shipped workload(s)" in done.stderr
+    assert "  chat-assistant-70b: its model llama-3.1-70b is not in models.yaml" in done.stderr
+    assert "code-completion-7b" in done.stderr and "rag-8b-long-context" not in done.stderr
+
+
+@pytest.mark.parametrize("out, expect", [
+    ("/dev/null", "--out /dev/null: is not a folder (it is a file or a device)"),
+    ("", "--out '': give a folder to write into"),
+    ("/etc/hostname/plans", "--out /etc/hostname/plans: cannot be created, /etc/hostname is a "
+                            "file, not a folder"),
+], ids=["dev-null", "empty", "under-a-file"])
+def test_build_out_is_checked_before_the_build(out: str, expect: str) -> None:
+    done = _planner("build", "--out", out)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"Error: {expect}"), done.stderr
+    assert "Traceback" not in done.stderr and "Internal error" not in done.stderr
+
+
+def test_build_into_a_read_only_folder_is_refused_before_the_build(tmp_path: Path) -> None:
+    from tests.test_import import _read_only_folder
+
+    folder = _read_only_folder(tmp_path)
+    started = time.perf_counter()
+    message = _error(["build", "--out", str(folder / "plans")])
+    assert message.startswith(f"--out {folder / 'plans'}: cannot write into {folder} to create "
+                              "it"), message
+    message = _error(["build", "--out", str(folder)])
+    assert message.startswith(f"--out {folder}: cannot write into it"), message
+    assert time.perf_counter() - started < 5  # refused at once, not after the build
+
+
+def test_a_yaml_input_above_the_size_limit_is_refused(tmp_path: Path) -> None:
+    """A 20 MB catalog is a mistake (a dump, a log) that PyYAML would take minutes over: it is
+    refused at once, saying the limit, before being read."""
+    from planner.inputs.yamlsource import MAX_YAML_BYTES
+
+    path = tmp_path / "models.yaml"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(models(LLAMA))
+        handle.write("# " + "x" * MAX_YAML_BYTES + "\n")
+    started = time.perf_counter()
+    message = _error(["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--models",
+                      str(path)])
+    assert time.perf_counter() - started < 5
+    assert message.startswith(f"{path}: is 20.0 MB, more than the 20 MB a YAML input may be")
+    assert "hint: pass a YAML file" in message

@@ -240,7 +240,8 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-component-update", "--disable-sync", "--hide-scrollbars",
                   "--window-size=1280,2000"]
 MEASURE = """<script>
-const sizes = [...document.querySelectorAll("svg")].map(s => {
+const sizes = [...document.querySelectorAll("svg")].filter(s => s.getClientRects().length)
+  .map(s => {
   const r = s.getBoundingClientRect(); return `${Math.round(r.width)}x${Math.round(r.height)}`; });
 const out = document.createElement("pre");
 out.id = "measured";
@@ -286,7 +287,7 @@ def test_chromium_lays_out_charts_without_errors(page: str, tmp_path: Path) -> N
     measured = re.search(r'<pre id="measured">charts (.*?); page (\d+)</pre>', result.stdout)
     assert measured, result.stderr[-2000:]
     sizes = [tuple(map(int, s.split("x"))) for s in measured.group(1).split()]
-    assert len(sizes) == page.count("<svg")
+    assert len(sizes) == page.count("<svg") // 2  # each chart is drawn twice: page and phone
     assert all(w > 300 and h > 150 for w, h in sizes), sizes
     assert int(measured.group(2)) <= 1280
     console = [line for line in result.stderr.splitlines() if "CONSOLE" in line]
@@ -306,23 +307,228 @@ def test_chromium_console_check_catches_errors(tmp_path: Path) -> None:
 # The budget answer comes first and shows what `planner size` computes
 # --------------------------------------------------------------------------------------------
 
-def test_budget_is_the_first_section_and_matches_size(page: str) -> None:
+@pytest.fixture(scope="session")
+def sized_json() -> dict:
+    """What `planner size --json` prints for the shipped catalogs."""
     import json
 
     from click.testing import CliRunner
 
     from planner.cli import cli
+
+    return json.loads(CliRunner().invoke(cli, ["size", "--json"]).output)
+
+
+@pytest.fixture(scope="session")
+def sized_text() -> str:
+    """What `planner size` prints for the shipped catalogs."""
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+
+    return CliRunner().invoke(cli, ["size"]).output
+
+
+def section(page: str, name: str) -> str:
+    start = page.index(f'<section id="{name}"')
+    return page[start:page.index("</section>", start)]
+
+
+def card_of(page: str, workload: str) -> str:
+    start = page.index('<article class="budget ')
+    start = page.index(f'id="workload-{workload}"', start)
+    return page[start:page.index("</article>", start)]
+
+
+def under(label: str, text: str) -> str:
+    """The figure under its own label: a decision figure (<dt>) or a card row (<th>)."""
+    found = re.search(rf"<dt>{re.escape(label)}</dt><dd class=\"value\">(.*?)</dd>", text) or \
+        re.search(rf'<th scope="row">{re.escape(label)}</th><td><span class="figure">(.*?)'
+                  r"</span>", text)
+    assert found, f"no figure labelled {label}"
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1))).strip()
+
+
+def test_decision_comes_first_and_each_figure_is_sizes(page: str, sized_json: dict,
+                                                         sized_text: str) -> None:
+    """Capex under "Capex", opex under "Opex per year", TCO under "TCO", the order's totals in
+    its Total row: each equal to what `planner size` prints."""
     from planner.outputs.terminal import money
 
     sections = re.findall(r'<section id="([a-z]+)"', page)
-    assert sections[0] == "budget"
-    out = json.loads(CliRunner().invoke(cli, ["size", "--json"]).output)
-    budget = page[page.index('<section id="budget">'):page.index('<section id="answers">')]
-    for w in out["workloads"]:
-        assert w["workload"] in budget
-        for key in ("capex_usd", "opex_usd_per_year", "tco_usd"):
-            assert html.escape(money(w[key])) in budget, (w["workload"], key)
-    assert html.escape(money(out["totals"]["tco_usd"])) in budget
+    assert sections[:2] == ["decision", "budget"]
+    decision = section(page, "decision")
+    totals = sized_json["totals"]
+    assert under("Capex", decision) == money(totals["capex_usd"])
+    assert under("Opex per year", decision) == money(totals["opex_usd_per_year"])
+    assert under("TCO", decision) == money(totals["tco_usd"])
+    total = re.search(r"<tfoot>(.*?)</tfoot>", decision, flags=re.S)
+    assert total
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+             for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", total.group(1))]
+    line = re.search(r"Total: ([\d,]+) GPUs bought in ([\d,]+) servers, ([\d,]+) racks packed, "
+                     r"([\d,.]+) kW IT", sized_text)
+    assert line, sized_text[-800:]
+    gpus, servers, racks, kw = line.groups()
+    assert cells[1] == servers == f"{totals['servers']:,}"
+    assert cells[3] == f"{gpus} GPUs"
+    assert cells[4] == f"{racks} racks packed"
+    assert cells[5] == f"{kw} kW" == f"{totals['it_power_w'] / 1000:,.1f} kW"
+    # the verdict per workload, as `planner size` words it
+    verdicts = decision[decision.index('<table class="verdicts">'):]
+    for w in sized_json["workloads"]:
+        row = re.search(rf'<a href="#workload-{w["workload"]}">.*?</tr>', verdicts, flags=re.S)
+        assert row, w["workload"]
+        block = sized_text[sized_text.index(f"[{w['workload']}]"):]
+        saving = re.search(r"saves (\$[\d,.]+)/year", block)
+        assert saving and f'<td class="num">{saving.group(1)}</td>' in row.group(0)
+        verdict = re.search(r"Verdict: ([A-Za-z0-9 -]+)\.", block)
+        assert verdict and verdict.group(1).lower().replace("rent ", "rent, ") in row.group(0)
+
+
+def test_each_card_shows_what_size_computes(page: str, sized_json: dict) -> None:
+    from planner.outputs.terminal import money, seconds_text
+
+    for w in sized_json["workloads"]:
+        card = card_of(page, w["workload"])
+        assert under("Capex", card) == money(w["capex_usd"])
+        assert under("Opex per year", card) == money(w["opex_usd_per_year"])
+        assert under("TCO", card) == money(w["tco_usd"])
+        rent = re.search(r'<tr data-row="rent">(.*?)</tr>', card, flags=re.S)
+        assert rent and "rented" in rent.group(1)
+        for key, label in (("cloud_usd_per_year", "on demand"),
+                           ("cloud_reserved_usd_per_year", "1-year reserved")):
+            assert f"{label} {html.escape(money(w[key]))}" in rent.group(1), key
+        pct = f"p{w['latency_percentile']:g}"
+        targets = card[card.index('<table class="targets">'):]
+        for name, at, mean in (("ITL", "itl_percentile_seconds", "itl_seconds"),
+                               ("TTFT", "ttft_percentile_seconds", "ttft_seconds")):
+            row = re.search(rf">{name}</a>.*?</tr>|<td>{name} .*?</tr>", targets, flags=re.S)
+            assert row, name
+            assert f"{seconds_text(w[at])} at {pct}" in row.group(0)
+            assert f"mean {seconds_text(w[mean])}" in row.group(0)
+        copies = (f"{w['replicas']} {'copy' if w['replicas'] == 1 else 'copies'} of the model, "
+                  f"each on {w['choice']['tp']} GPU{'s' if w['choice']['tp'] > 1 else ''}, up "
+                  f"to {w['choice']['batch_per_replica']} request")
+        assert copies in re.sub(r"<[^>]+>", "", card), copies
+
+
+def test_every_tick_has_its_margin_and_an_at_risk_plan_none(page: str,
+                                                            sized_json: dict) -> None:
+    ticks = [m.start() for m in re.finditer("✓", page)]
+    assert ticks
+    for at in ticks:
+        cell = page[at:min(page.index("</td>", at), page.index("</p>", at))]
+        assert "margin" in cell, cell
+    risky = [w for w in sized_json["workloads"] if w["at_risk"]]
+    assert risky, "the shipped plan has a workload at risk; the check below needs one"
+    for w in sized_json["workloads"]:
+        card = card_of(page, w["workload"])
+        assert ("✓" in card) != w["at_risk"], w["workload"]
+        if w["at_risk"]:
+            assert "at risk" in card and f"{w['replicas_pessimistic']} replicas" in card
+            assert "⚠" in card
+    warning = re.search(r'<p class="warning">(.*?)</p>', section(page, "decision"), flags=re.S)
+    assert warning and "at risk" in warning.group(1)
+    for w in risky:
+        assert f'href="#workload-{w["workload"]}"' in warning.group(1)
+
+
+def test_prices_say_where_they_come_from(page: str, sized_json: dict) -> None:
+    """Each card links its server's price to a row saying how it was derived, when and from
+    where; the cloud offers the verdict rents are listed likewise."""
+    prices = section(page, "prices")
+    for w in sized_json["workloads"]:
+        server = w["choice"]["server"]
+        buy = re.search(r'<tr data-row="buy">(.*?)</tr>', card_of(page, w["workload"]),
+                        flags=re.S)
+        assert buy and f'href="#server-{server}"' in buy.group(1)
+        row = re.search(rf'<tr id="server-{server}">(.*?)</tr>', prices, flags=re.S)
+        assert row, server
+        assert re.search(r"<td class=\"date\">\d{4}-\d{2}</td>", row.group(1))
+        assert "GPU-price rule" in row.group(1) or "price" in row.group(1)
+        rent = re.search(r'<tr data-row="rent">(.*?)</tr>', card_of(page, w["workload"]),
+                         flags=re.S)
+        offer = re.search(r'href="#cloud-([^"]+)"', rent.group(1) if rent else "")
+        assert offer, w["workload"]
+        assert f'<tr id="cloud-{offer.group(1)}">' in prices
+    assert "8 × $15,000 × 1.64 = $196,800" in prices  # the MI300X server, by the rule
+
+
+def test_glossary_is_linked_from_the_first_use(page: str) -> None:
+    from planner.outputs.html.glossary import TERMS
+
+    glossary = page.index('<section id="glossary"')
+    for term in TERMS:
+        assert f'<dt id="{term.anchor}">' in page
+        links = [m.start() for m in re.finditer(f'<a class="term" href="#{term.anchor}">', page)]
+        assert len(links) == 1 and links[0] < glossary, term.id
+    decision = section(page, "decision")
+    assert '<a class="term" href="#term-percentile">p95</a>' in decision
+
+
+def test_counts_read_in_plain_words(page: str) -> None:
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    wrong = re.findall(r"(?<![\d.,])1 (?:GPUs|servers|racks|copies|replicas|requests|workloads)"
+                       r"\b", text)
+    assert wrong == []
+    assert re.search(r"\d+ copies of the model, each on \d+ GPUs?, up to \d+ requests? at once",
+                     text)
+
+
+def test_cost_chart_agrees_with_the_answers(page: str) -> None:
+    """The cost chart's cheapest is the Answers table's answer for the view's model at the
+    same context (full-quality formats only), and says it is a rented cost at that context."""
+    from planner.outputs.html.charts import cost_chart
+    from planner.plan.plan import build_plan
+
+    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    chart = cost_chart(plan)
+    cheapest = re.search(r'<g class="bar">.*?font-weight="bold"[^>]*>([^<]+)</text>', chart.svg)
+    assert cheapest
+    answers = section(page, "answers")
+    model = plan.models.entries[plan.view.model].name
+    block = answers[answers.index(html.escape(model)):]
+    row = re.search(r"<td>32K</td>\s*<td class=\"cheapest\">(.*?)(?:<span|</td>).*?"
+                    r'<td class="formats">(.*?)</td>', block, flags=re.S)
+    assert row
+    assert html.unescape(cheapest.group(1)) == f"{html.unescape(row.group(1))} · " \
+        f"{html.unescape(row.group(2))}"
+    assert "rented" in chart.svg and "32K tokens of context" in chart.caption
+    assert "INT4" not in cheapest.group(1)
+
+
+def test_cost_chart_bars_are_the_cheapest_in_policy_over_every_row() -> None:
+    """Each bar of the cost chart is its GPU × TP's cheapest fitting row in the precision
+    policy, found again over every row of the grid."""
+    from planner.outputs.html import selection as sel
+    from planner.outputs.html.charts import policy_cheapest
+    from planner.plan.plan import build_plan
+    from planner.plan.summary import headline_batch, reference_context
+
+    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    context, batch = reference_context(plan.grid, plan.view), headline_batch(plan.grid)
+    rows = [e for e in plan.rows if e.scenario.model == plan.view.model
+            and e.scenario.context == context and e.scenario.batch == batch
+            and e.scenario.prompt == plan.summary.prompt]
+    expected: dict = {}
+    for env in sel.fitting(sel.in_policy(rows) or rows):
+        key = (env.scenario.gpu, env.scenario.tp)
+        expected[key] = sel.cheapest([expected.get(key, env), env]) or env
+    assert expected
+    assert {k: e.scenario for k, e in policy_cheapest(plan).items()} == {
+        k: e.scenario for k, e in expected.items()}
+
+
+def test_nothing_fits_names_the_real_limit(page: str) -> None:
+    """Beyond a model's context length nothing fits whatever the memory: the answer says so
+    rather than quoting how many sequences would fit in memory."""
+    answers = section(page, "answers")
+    qwen = answers[answers.index("qwen2.5-7b"):]
+    row = qwen[:qwen.index("</tbody>")]
+    assert "128K tokens is beyond the model&#39;s context limit of 32,768 tokens" in row
+    assert "at most" not in row.split("128K")[1][:200]
+    assert "not enough memory for the KV cache" in answers
 
 
 def test_old_prices_are_flagged(page: str) -> None:
@@ -393,35 +599,153 @@ def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
     assert len(fits.points) + len(over.points) == len(envs)
 
 
-@pytest.mark.chromium
-def test_phone_width_scrolls_tables_in_their_boxes(default_build: Path, tmp_path: Path) -> None:
-    """In a 390 px viewport (an iframe: headless Chromium windows are at least 500 px) the page
-    stays 390 px wide, tables scrolling inside their own box, and charts keep a legible size
-    (they scroll too rather than shrink)."""
-    probe = tmp_path / "phone.html"
-    url = (default_build / HTML_NAME).as_uri()
-    probe.write_text(f"""<!DOCTYPE html><html><body>
-<iframe id="f" src="{url}" style="width:390px;height:800px"></iframe>
+def probe(tmp_path: Path, url: str, width: int, height: int, script: str,
+          name: str = "probe.html") -> str:
+    """Load `url` in an iframe of `width` × `height` px (headless Chromium windows are at least
+    500 px wide) and run `script` on its document `d`; what the script puts in `out` comes
+    back."""
+    page = tmp_path / name
+    page.write_text(f"""<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="{url}" style="width:{width}px;height:{height}px;border:0"></iframe>
 <script>
 document.getElementById("f").onload = () => {{
   const d = document.getElementById("f").contentDocument;
-  const sizes = [...d.querySelectorAll("svg")]
-    .map(s => Math.round(s.getBoundingClientRect().width));
-  const out = document.createElement("pre"); out.id = "measured";
-  out.textContent = `charts ${{sizes.join(" ")}}; page ${{d.documentElement.scrollWidth}}`;
-  document.body.appendChild(out);
+  const w = document.getElementById("f").contentWindow;
+  let out = "";
+  {script}
+  const pre = document.createElement("pre"); pre.id = "measured";
+  pre.textContent = out; document.body.appendChild(pre);
 }};
 </script></body></html>""", encoding="utf-8")
     result = chromium(tmp_path, "--allow-file-access-from-files", "--virtual-time-budget=5000",
-                      "--dump-dom", probe.as_uri())
-    measured = re.search(r'<pre id="measured">charts (.*?); page (\d+)</pre>', result.stdout)
+                      "--dump-dom", page.as_uri())
+    measured = re.search(r'<pre id="measured">(.*?)</pre>', result.stdout, flags=re.S)
     assert measured, result.stderr[-2000:]
+    return html.unescape(measured.group(1))
+
+
+@pytest.mark.chromium
+def test_phone_width_scrolls_tables_and_scales_charts(default_build: Path,
+                                                      tmp_path: Path) -> None:
+    """At 390 px the page stays 390 px wide: tables scroll inside their own box, and no chart
+    is wider than the viewport (each is drawn again for a phone, its legend wrapped)."""
+    out = probe(tmp_path, (default_build / HTML_NAME).as_uri(), 390, 800, """
+  const sizes = [...d.querySelectorAll("svg")].filter(s => s.getClientRects().length)
+    .map(s => Math.round(s.getBoundingClientRect().right));
+  out = `charts ${sizes.join(" ")}; page ${d.documentElement.scrollWidth}; ` +
+        `view ${d.documentElement.clientWidth}`;""")
+    measured = re.match(r"charts (.*?); page (\d+); view (\d+)", out)
+    assert measured, out
+    rights = [int(w) for w in measured.group(1).split()]
+    view = int(measured.group(3))
     assert int(measured.group(2)) <= 390
-    widths = [int(w) for w in measured.group(1).split()]
-    assert widths and min(widths) >= 500
+    assert len(rights) >= 5 and max(rights) <= view, rights
+
+
+FIRST_SCREEN = ("order", "Capex", "Opex per year", "TCO", "verdict")
+
+
+@pytest.mark.chromium
+def test_first_screen_carries_the_decision(default_build: Path, tmp_path: Path) -> None:
+    """At 1280 × 800 the order list (with its total), capex, opex, TCO and the buy-or-rent
+    verdict are all inside the first 800 px."""
+    out = probe(tmp_path, (default_build / HTML_NAME).as_uri(), 1280, 800, """
+  const bottom = e => e ? Math.round(e.getBoundingClientRect().bottom) : -1;
+  const figure = label => [...d.querySelectorAll("dl.figures dt")]
+    .find(e => e.textContent === label);
+  out = [
+    "order " + bottom(d.querySelector("table.order tfoot")),
+    ...["Capex", "Opex per year", "TCO"].map(
+      l => l + " " + bottom(figure(l) && figure(l).parentElement)),
+    "verdict " + bottom(d.querySelector("p.headline")),
+    "verdicts " + bottom(d.querySelector("table.verdicts")),
+  ].join("\\n");""")
+    found = dict(line.rsplit(" ", 1) for line in out.splitlines())
+    for what in FIRST_SCREEN:
+        assert 0 < int(found[what]) <= 800, (what, found)
+
+
+PRINTABLE_PX = 687  # A4 (210 mm) less the 14 mm margins of @page, at 96 px per inch
+
+
+@pytest.mark.chromium
+def test_print_is_a_short_attachment(default_build: Path, tmp_path: Path) -> None:
+    """Chromium's print-to-PDF of the default build is at most 15 pages, and with the print
+    styles applied at the printable width of A4 (narrower than Letter) no table is wider
+    than the page."""
+    pdf = tmp_path / "plan.pdf"
+    chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}",
+             (default_build / HTML_NAME).as_uri())
+    pages = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf.read_bytes()))
+    assert 1 <= pages <= 15, pages
+    printed = tmp_path / "printed.html"
+    printed.write_text((default_build / HTML_NAME).read_text(encoding="utf-8")
+                       .replace("@media print", "@media all"), encoding="utf-8")
+    out = probe(tmp_path, printed.as_uri(), PRINTABLE_PX, 1000, """
+  const wide = [...d.querySelectorAll("table")].filter(t => t.getClientRects().length)
+    .filter(t => t.getBoundingClientRect().right > d.documentElement.clientWidth + 1)
+    .map(t => (t.querySelector("caption") || t).textContent.trim().slice(0, 60));
+  out = `page ${d.documentElement.scrollWidth}; wide ${JSON.stringify(wide)}`;""",
+                name="print-probe.html")
+    measured = re.match(r"page (\d+); wide (.*)", out)
+    assert measured, out
+    assert measured.group(2) == "[]", measured.group(2)
+    assert int(measured.group(1)) <= PRINTABLE_PX
 
 
 def test_every_table_has_a_caption(page: str) -> None:
     tables = page.count("<table")
     assert tables > 5
     assert len(re.findall(r"<table[^>]*>\s*<caption", page)) == tables
+
+
+def test_a_workload_that_cannot_be_met_says_why_and_is_left_out(tmp_path: Path) -> None:
+    """A workload whose ITL target no GPU meets: its card says "cannot be met: <reason>", the
+    first screen warns, and the order and every total leave it out, as `planner size` does."""
+    from planner.inputs.catalog import DEFAULT_WORKLOADS
+    from planner.outputs.html.report import render_html
+    from planner.outputs.terminal import money
+    from planner.plan.plan import build_plan
+    from planner.plan.sizing import size_json
+
+    catalog = yaml.safe_load(DEFAULT_WORKLOADS.read_text())
+    catalog["workloads"]["code-completion-7b"]["itl_s"] = 0.0001
+    workloads = tmp_path / "workloads.yaml"
+    workloads.write_text(yaml.safe_dump(catalog, sort_keys=False))
+    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, workloads_path=workloads)
+    unmet = [s for s in plan.sized if not s.met]
+    assert [s.workload.id for s in unmet] == ["code-completion-7b"]
+    page = render_html(plan)
+    card = card_of(page, "code-completion-7b")
+    assert f"cannot be met: {html.escape(unmet[0].cannot_meet or '', quote=True)}" in card
+    assert "✓" not in card and "Capex" not in card
+    decision = section(page, "decision")
+    warning = re.search(r'<p class="warning">(.*?)</p>', decision, flags=re.S)
+    assert warning and "cannot be met" in warning.group(1)
+    assert 'href="#workload-code-completion-7b"' in warning.group(1)
+    totals = size_json(plan.sized)["totals"]
+    assert totals["workloads_sized"] == len(plan.sized) - 1
+    assert under("Capex", decision) == money(totals["capex_usd"])  # type: ignore[arg-type]
+    assert under("TCO", decision) == money(totals["tco_usd"])  # type: ignore[arg-type]
+    assert "4 of 5 workloads" in decision
+
+
+def test_the_verdict_leads_with_what_wins() -> None:
+    """Cheap power and a long life make owning win: the first screen leads with the order and
+    says buy; a middle case says which workloads to rent and which to buy."""
+    from planner.outputs.html.decision import decision_context
+    from planner.outputs.html.glossary import Linker
+    from planner.plan.plan import build_plan
+
+    cheap = {"colocation_usd_per_kw_month": 0, "electricity_usd_per_kwh": 0.0,
+             "amortisation_years": 8}
+    d = decision_context(build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, cheap),
+                         Linker())["decision"]
+    assert d["headline"].startswith("Buy.") and not d["rent_wins"]  # type: ignore[index]
+    assert d["order_caption"] == "The order"  # type: ignore[index]
+    assert [f.key for f in d["figures"]][:3] == ["capex", "opex", "tco"]  # type: ignore[index]
+    mixed = decision_context(build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID,
+                                        {"colocation_usd_per_kw_month": 60}), Linker())
+    verdicts = {r.verdict for r in mixed["decision"]["rows"]}  # type: ignore[index]
+    assert "buy" in verdicts and any(v.startswith("rent") for v in verdicts)
+    assert mixed["decision"]["headline"].startswith("Rent for ")  # type: ignore[index]

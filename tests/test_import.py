@@ -513,3 +513,205 @@ def test_qwen2_sliding_only_from_max_window_layers(tmp_path: Path) -> None:
     fields = import_paths([config.parent])[0].fields
     assert fields["layer_types"] == ["full_attention"] * 20 + ["sliding_attention"] * 8
     assert fields["sliding_window"] == 131072
+
+
+# -- weights from a config alone, against the checkpoint (issue 27, item 4) ----------------------
+
+GB = 10**9
+# Each checkpoint's stored bytes: metadata.total_size of its model.safetensors.index.json.
+CHECKPOINTS = {
+    # 2 x 8,030,261,248 parameters, every tensor bf16 (the shard-header test above counts them).
+    "llama-3.1-8b": (16_060_522_496, "bf16"),
+    # The Gemma 3 27B shape; medgemma-27b-it/model.safetensors.index.json (vision tower included).
+    "gemma-3-27b-it": (54_864_813_280, "bf16"),
+    "medgemma-27b-it": (54_864_813_280, "bf16"),
+    # bitsandbytes LLM.int8: int8 layers, embeddings and LM head kept in 16 bits.
+    "llama-3.1-8b-instruct-bnb-8bit": (9_086_705_888, "int8"),
+    # openai/gpt-oss-20b: 12.8 GiB in OpenAI's model card (arXiv:2508.10925, table 1).
+    "gpt-oss-20b": (13_761_264_768, "mxfp4"),
+    # deepseek-ai/DeepSeek-V3, FP8 with block scales; its one MTP layer (about 14B parameters
+    # with its own embedding and head) is stored too, and a config alone does not count it.
+    "deepseek-v3": (688_586_727_753, "fp8"),
+}
+
+
+def _stored(models: Path, model: str, weights: str, engine: str = "vllm") -> dict[str, float]:
+    result = invoke("calc", "--models", str(models), "--model", model, "--gpu", "h100-sxm",
+                    "--weights", weights, "--set", f"engine={engine}", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    return {"stored": data["details"]["checkpoint_weight_bytes"],
+            "padding": data["details"]["expert_padding_bytes"], "loaded": data["weight_bytes"]}
+
+
+@pytest.mark.parametrize("model", list(CHECKPOINTS))
+def test_weights_from_the_config_alone_match_the_checkpoint(tmp_path: Path, model: str) -> None:
+    """Without an index the planner counts each tensor in the format the checkpoint stores it
+    in (embeddings and LM head at 16 bits where the format keeps them so, MXFP4 experts with
+    their scales and the rest of gpt-oss at BF16, a vision tower at BF16): within 3% of the
+    checkpoint for every architecture the test configs carry."""
+    total, fmt = CHECKPOINTS[model]
+    folder = tmp_path / model
+    folder.mkdir()
+    shutil.copy(CONFIGS / model / "config.json", folder / "config.json")  # no index beside it
+    figures = _stored(tmp_path, model, fmt)
+    assert abs(figures["stored"] / total - 1) < 0.03, (model, figures["stored"], total)
+
+
+def test_gpt_oss_20b_weights_by_hand(tmp_path: Path) -> None:
+    """gpt-oss-20b from its config: 24 layers x 32 experts x (2880 x 5760 + 2880 x 2880) MXFP4
+    expert weights at 4.25 bits (0.53125 B) = 10,152,345,600 B; everything else BF16:
+    embeddings and LM head 2 x 201,088 x 2,880, attention 24 x (2880 x 4096 x 2 + 2 x 2880 x
+    512), routers 24 x 2880 x 32 (biases, sinks and norms not counted). vLLM's MXFP4 MoE kernels
+    pad hidden and expert widths to 3,072 when they load them."""
+    folder = tmp_path / "gpt-oss-20b"
+    folder.mkdir()
+    shutil.copy(CONFIGS / "gpt-oss-20b" / "config.json", folder / "config.json")
+    experts = 24 * 32 * 3 * 2880 * 2880
+    rest = 2 * 201_088 * 2880 + 24 * (2 * 2880 * 4096 + 2 * 2880 * 512) + 24 * 2880 * 32
+    stored = experts * 0.53125 + rest * 2
+    assert stored == 13_747_322_880
+    figures = _stored(tmp_path, "gpt-oss-20b", "mxfp4")
+    assert figures["stored"] == pytest.approx(stored)
+    assert abs(stored / 13_761_264_768 - 1) < 0.002  # the checkpoint, 13.76 GB
+    padding = 24 * 32 * 3 * (3072 * 3072 - 2880 * 2880) * 0.53125
+    assert figures["padding"] == pytest.approx(padding) and padding == 1_398_767_616
+    assert figures["loaded"] == pytest.approx(stored + padding)
+    # With the index beside the config, import takes its total_size as the stored bytes.
+    (folder / "model.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": 13_761_264_768}, "weight_map": {}}))
+    fields = import_paths([folder])[0].fields
+    assert fields["checkpoint_bytes"] == 13_761_264_768
+    figures = _stored(tmp_path, "gpt-oss-20b", "mxfp4")
+    assert figures["stored"] == 13_761_264_768
+    assert figures["loaded"] == pytest.approx(13_761_264_768 + padding)
+    # engine=none keeps SPEC's arithmetic for its weights: the checkpoint, exactly.
+    assert _stored(tmp_path, "gpt-oss-20b", "mxfp4", "none")["loaded"] == 13_761_264_768
+
+
+def test_gpt_oss_120b_weights(tmp_path: Path) -> None:
+    """gpt-oss-120b's config differs from the 20b's only in depth and expert count (36 layers,
+    128 experts; OpenAI's model card, arXiv:2508.10925, table 1, which gives a 60.8 GiB
+    checkpoint). Built from the 20b config here; within 3% of the checkpoint, with and without
+    its index."""
+    config = json.loads((CONFIGS / "gpt-oss-20b" / "config.json").read_text())
+    config |= {"num_hidden_layers": 36, "num_local_experts": 128,
+               "layer_types": ["sliding_attention", "full_attention"] * 18}
+    folder = tmp_path / "gpt-oss-120b"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    checkpoint = 65_248_815_744  # 60.77 GiB
+    assert round(checkpoint / 2**30, 1) == 60.8
+    stored = _stored(tmp_path, "gpt-oss-120b", "mxfp4")["stored"]
+    experts = 36 * 128 * 3 * 2880 * 2880 * 0.53125
+    rest = 2 * 201_088 * 2880 + 36 * (2 * 2880 * 4096 + 2 * 2880 * 512) + 36 * 2880 * 128
+    assert stored == pytest.approx(experts + rest * 2)
+    assert abs(stored / checkpoint - 1) < 0.03
+    (folder / "model.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": checkpoint}, "weight_map": {}}))
+    assert _stored(tmp_path, "gpt-oss-120b", "mxfp4")["stored"] == checkpoint
+
+
+# Numbers no model has: each is refused where it is read, naming file, line and field, instead
+# of a ZeroDivisionError, OverflowError or ValueError further on ("Internal error").
+BAD_NUMBERS = {
+    "zero-heads": ('"num_attention_heads": 32', '"num_attention_heads": 0',
+                   "field 'num_attention_heads': must be greater than 0, got 0"),
+    "zero-layers": ('"num_hidden_layers": 32', '"num_hidden_layers": 0',
+                    "field 'num_hidden_layers': must be greater than 0, got 0"),
+    "infinite-hidden": ('"hidden_size": 4096', '"hidden_size": Infinity',
+                        "field 'hidden_size': is infinite"),
+    "nan-hidden": ('"hidden_size": 4096', '"hidden_size": NaN',
+                   "field 'hidden_size': is NaN (not a number)"),
+    "negative-ffn": ('"intermediate_size": 14336', '"intermediate_size": -14336',
+                     "field 'intermediate_size': must not be negative, got -14336"),
+    "float-vocab-beyond-bounds": ('"vocab_size": 128256', '"vocab_size": 1e300',
+                                  "field 'vocab_size': 1e+300 is beyond any real model: at most "
+                                  "10,000,000"),
+    "huge-int-vocab": ('"vocab_size": 128256', '"vocab_size": ' + "1" + "0" * 400,
+                       "field 'vocab_size': 1e+400 is beyond any real model"),
+    "vocab-beyond-bounds": ('"vocab_size": 128256', '"vocab_size": 12825600000',
+                            "field 'vocab_size': 12,825,600,000 is beyond any real model"),
+    "huge-ffn": ('"intermediate_size": 14336', '"intermediate_size": 1e30',
+                 "field 'intermediate_size': 1e+30 is too large for a count"),
+    "fractional-heads": ('"num_attention_heads": 32', '"num_attention_heads": 32.5',
+                         "field 'num_attention_heads': must be a whole number, got 32.5"),
+    "text-heads": ('"num_attention_heads": 32', '"num_attention_heads": "32"',
+                   "field 'num_attention_heads': must be a number, got '32'"),
+}
+
+
+@pytest.mark.parametrize("old, new, expect", list(BAD_NUMBERS.values()), ids=list(BAD_NUMBERS))
+def test_every_number_read_is_checked(tmp_path: Path, old: str, new: str, expect: str) -> None:
+    def edit(text: str) -> str:
+        assert text.count(old) == 1, old
+        return text.replace(old, new)
+
+    folder = _copy(tmp_path, "llama-3.1-8b", edit)
+    message = error_of("import", str(folder))
+    lines = (folder / "config.json").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if new in text)
+    assert message.startswith(f"{folder / 'config.json'}, line {line}, entry 'llama-3.1-8b', "
+                              f"{expect}"), message
+
+
+def test_vision_config_numbers_are_checked(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "gemma-3-27b-it", lambda t: t.replace('"patch_size": 14',
+                                                                   '"patch_size": 0'))
+    message = error_of("import", str(folder))
+    assert "field 'vision_config.patch_size': must be greater than 0, got 0" in message
+
+
+def test_an_index_with_a_garbled_total_size_is_located(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "llama-3.1-8b")
+    (folder / "model.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {"total_size": -16060522496}, "weight_map": {}}, indent=2))
+    message = error_of("import", str(folder))
+    assert message.startswith(f"{folder / 'model.safetensors.index.json'}, line 3, entry "
+                              "'llama-3.1-8b', field 'metadata.total_size': must not be "
+                              "negative"), message
+
+
+def test_shard_headers_with_garbled_shapes_fall_back_to_the_shape(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "llama-3.1-8b")
+    raw = json.dumps({"model.embed_tokens.weight": {"dtype": "BF16", "shape": ["x", 4096],
+                                                    "data_offsets": [0, 10]}}).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw)
+    fields = import_paths([folder])[0].fields
+    assert "unreadable shapes or offsets" in fields["notes"]
+    assert fields["params"] == 8_029_995_008  # derived from the shape
+
+
+def _read_only_folder(tmp_path: Path) -> Path:
+    """A folder nothing can be written into: chmod 555, or, where that does not stop us (root),
+    /sys, which the kernel keeps read-only."""
+    import os
+
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        (folder / "probe").touch()
+    except OSError:
+        return folder
+    (folder / "probe").unlink()
+    if not os.access("/sys", os.W_OK) or os.geteuid() == 0:
+        try:
+            (Path("/sys") / "planner-probe").touch()
+        except OSError:
+            return Path("/sys")
+    pytest.skip("no read-only folder on this machine")
+
+
+def test_import_to_a_read_only_folder_is_refused_before_any_work(tmp_path: Path) -> None:
+    """The message names the file asked for, not the temporary .importing file."""
+    folder = _read_only_folder(tmp_path)
+    target = folder / "models.yaml"
+    message = error_of("import", str(CONFIGS / "llama-3.1-8b"), "--to", str(target))
+    assert message.startswith(f"--to {target}: cannot write models.yaml into {folder}"), message
+    assert ".importing" not in message
+    missing = tmp_path / "nowhere" / "models.yaml"
+    assert error_of("import", str(CONFIGS / "llama-3.1-8b"), "--to", str(missing)).startswith(
+        f"--to {missing}: its folder {tmp_path / 'nowhere'} does not exist")
+    result = invoke("import", str(CONFIGS / "llama-3.1-8b"), "--to", str(tmp_path))
+    assert result.exit_code == 2 and "is a directory" in result.output

@@ -60,7 +60,7 @@ def test_quiet_for_a_quick_build() -> None:
 
 def test_redraws_are_throttled() -> None:
     out = Terminal()
-    drive(out, 10.0)  # 100 reports in 10 s, the first 3 s silent: at most 4 a second
+    drive(out, 10.0)  # 100 reports in 10 s, the first 2 s silent: at most 4 a second
     assert out.getvalue().count("\r") <= 30
 
 

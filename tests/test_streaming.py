@@ -205,10 +205,16 @@ def answer_over_rows(plan: Plan, rows: list, model: str, context: int) -> ans.An
             note += "; TP cannot shard the model on any GPU in the grid."
         else:
             most = max(chosen, key=lambda e: sel.number(e, "max_sequences"))
-            if not sel.number(most, "max_sequences") > 0:
-                note += "; the weights do not fit any configuration."
+            limit = int(plan.models.entries[model].number("max_position_embeddings"))
+            if most.value("context_supported") is not True:
+                note += (f": {fm.tokens_label(context)} tokens is beyond the model's context "
+                         f"limit of {limit:,} tokens ({fm.tokens_label(limit)}), whatever the "
+                         "memory.")
+            elif not sel.number(most, "max_sequences") > 0:
+                note += "; the weights do not fit any configuration's memory."
             else:
-                note += (f"; at most {fm.bare(most, 'max_sequences')} on "
+                note += (f": not enough memory for the KV cache; at most "
+                         f"{fm.bare(most, 'max_sequences')} on "
                          f"{fm.config_text(plan, most.scenario)}.")
         return ans.Answer(fm.tokens_label(context), "", "", "", "", "", "", "", count, note,
                           alternative)

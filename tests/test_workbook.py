@@ -3,6 +3,7 @@ named and styled inputs, text that stays text, and atomic failure."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -22,6 +23,7 @@ from planner.errors import PlannerError
 from planner.inputs.assumptions import ASSUMPTIONS
 from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, DEFAULT_SERVERS, DEFAULT_WORKLOADS
 from planner.inputs.grid import DEFAULT_GRID
+from planner.outputs.workbook.cells import CONTENTS
 from tests.recalc import recalculate, recalculate_gnumeric
 from tests.workbook_dump import dump
 
@@ -30,7 +32,10 @@ SMALL = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-g
          "grid_path": DATA / "small-grid.yaml"}
 GOLDEN = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-gpus.yaml",
           "grid_path": DATA / "golden-grid.yaml"}
-PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM"}
+# ISERROR, COUNTA and ROUND serve the Checks sheet and the packed racks; each is computed alike
+# by Excel, LibreOffice and Gnumeric (ISERROR of one value: Gnumeric reads a range as one cell).
+PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM",
+                      "LN", "SUMPRODUCT", "ISERROR", "COUNTA", "ROUND"}
 
 
 def build(out: Path, models_path: Path = DEFAULT_MODELS, gpus_path: Path = DEFAULT_GPUS,
@@ -238,11 +243,29 @@ def test_formulas_use_only_portable_functions(small_workbook) -> None:
 
 
 def test_catalog_lookups_resolved_once_per_row(small_workbook) -> None:
+    """Catalog ids are matched once per row; the only other MATCHes find a measured per-op
+    table's column in its short bucket axis (MATCH(…, perop_…, 1))."""
     ws = load_workbook(small_workbook)["Grid"]
     for row in ws.iter_rows(min_row=2, max_row=5):
-        matches = [c for c in row if isinstance(c.value, str) and "MATCH(" in c.value]
+        texts = [_without_bucket_matches(c.value) for c in row if isinstance(c.value, str)]
+        matches = [t for t in texts if "MATCH(" in t]
         assert len(matches) == 4  # model, GPU, weight format, KV format
-        assert all(c.value.count("MATCH(") == 1 for c in matches)
+        assert all(t.count("MATCH(") == 1 for t in matches)
+
+
+def _without_bucket_matches(text: str) -> str:
+    """`text` less every MATCH(…,perop_<axis>,1), its parentheses balanced."""
+    out, i = [], 0
+    while (start := text.find("MATCH(", i)) >= 0:
+        depth, end = 0, start + len("MATCH")
+        for end in range(start + len("MATCH"), len(text)):
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        call = text[start:end + 1]
+        out.append(text[i:start] + ("" if re.search(r",perop_[a-z_]+,1\)$", call) else call))
+        i = end + 1
+    return "".join(out) + text[i:]
 
 
 def test_grid_formula_is_the_definition_rendered(small_workbook) -> None:
@@ -277,7 +300,7 @@ def test_format_bytes_are_named_inputs(small_workbook) -> None:
 
 def test_every_grid_header_has_a_unit(small_workbook) -> None:
     ws = load_workbook(small_workbook)["Grid"]
-    headers = [c.value for c in ws[1]]
+    headers = [c.value for c in ws[1] if c.value != CONTENTS]
     unitless = [h for h in headers if "[" not in h]
     assert unitless == []
     assert not any(re.search(r"\bG\b", h) for h in headers)
@@ -448,3 +471,273 @@ def test_wrapped_headers_get_the_height_they_need(small_workbook) -> None:
     header_row = next(r for r in range(1, 6) if ws.cell(r, 1).value == "Format")
     assert ws.row_dimensions[header_row].height >= 30
     assert (ws.row_dimensions[header_row + 1].height or 15) <= 20
+
+
+# --- the Budget: the order list and the decision, as `planner size --json` gives them ---------
+
+def sheet_values(path: Path, title: str) -> dict[str, object]:
+    """Coordinate -> cached value of one sheet (read-only: the default workbook is large)."""
+    wb = load_workbook(path, read_only=True, data_only=True)
+    try:
+        return {c.coordinate: c.value for row in wb[title].iter_rows() for c in row
+                if getattr(c, "coordinate", None) and c.value is not None}
+    finally:
+        wb.close()
+
+
+def named_values(path: Path, names: list[str]) -> dict[str, object]:
+    wb = load_workbook(path, read_only=True)
+    refs = {n: wb.defined_names[n].attr_text.replace("$", "").split("!") for n in names}
+    wb.close()
+    cells = {s.strip("'"): sheet_values(path, s.strip("'")) for s, _ in refs.values()}
+    return {n: cells[s.strip("'")].get(c) for n, (s, c) in refs.items()}
+
+
+@pytest.fixture(scope="module")
+def sized_json() -> dict:
+    result = CliRunner().invoke(cli, ["size", "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_budget_order_list_and_decision_are_planner_size(default_workbook, sized_json) -> None:
+    """Per workload, read from the built workbook's cached values: extended price = quantity ×
+    unit price, and each line of the order list, GPUs and decision equals planner size --json."""
+    from planner.outputs.workbook.budget_sheet import BudgetLayout
+
+    workloads = sized_json["workloads"]
+    lay = BudgetLayout([w["workload"] for w in workloads])
+    v = sheet_values(default_workbook, "Budget")
+
+    def cell(table: str, key: str, wid: str) -> object:
+        return v.get(lay.cell(table, key, wid).replace("$", ""))
+
+    for w in workloads:
+        wid, order = w["workload"], w["order"]
+        quantity, unit = cell("order", "quantity", wid), cell("order", "unit_price", wid)
+        extended = cell("order", "extended_price", wid)
+        assert extended == pytest.approx(quantity * unit)  # type: ignore[operator]
+        assert (cell("order", "server", wid), cell("order", "server_model", wid),
+                quantity, unit, cell("order", "price_date", wid)) == (
+            order["server"], order["name"], w["servers"], order["unit_price_usd"],
+            order["price_date"])
+        for table, key, json_key in (
+                ("order", "extended_price", "server_capex_usd"),
+                ("order", "network", "network_capex_usd"), ("order", "capex", "capex_usd"),
+                ("gpus", "gpus_bought", "gpus_bought"), ("gpus", "gpus_running", "gpus"),
+                ("gpus", "idle_gpus", "idle_gpus"), ("gpus", "extra_replicas", "extra_replicas"),
+                ("running", "energy", "energy_usd_per_year"),
+                ("running", "colocation", "colocation_usd_per_year"),
+                ("running", "support", "support_usd_per_year"),
+                ("running", "opex", "opex_usd_per_year"), ("running", "tco", "tco_usd"),
+                ("decision", "annual_cost", "annual_cost_usd"),
+                ("decision", "rent_on_demand", "cloud_usd_per_year"),
+                ("decision", "rent_1y", "cloud_reserved_usd_per_year"),
+                ("decision", "rent_3y", "cloud_reserved_3y_usd_per_year"),
+                ("decision", "break_even", "break_even_utilisation"),
+                ("decision", "saving", "verdict_saving_usd_per_year")):
+            assert cell(table, key, wid) == pytest.approx(w[json_key]), (wid, key)
+        assert cell("gpus", "it_power_kw", wid) == pytest.approx(w["it_power_w"] / 1000)
+        assert cell("decision", "verdict", wid) == w["verdict"]
+        assert cell("gpus", "survives", wid) == ("Yes" if w["survives_server_loss"] else "No")
+        assert cell("choice", "meets", wid) == ("Yes" if w["meets_targets"] else "No")
+    totals, fleet = sized_json["totals"], sized_json["fleet"]
+    named = named_values(default_workbook, [
+        "total_gpus", "total_gpus_running", "total_servers", "total_racks", "total_capex_usd",
+        "total_network_capex_usd", "total_support_usd_per_year", "total_opex_usd_per_year",
+        "total_tco_usd", "total_it_power_kw", "fleet_verdict",
+        "fleet_verdict_saving_usd_per_year"])
+    assert named["total_gpus"] == totals["gpus_bought"] > totals["gpus"]  # GPUs bought
+    assert named["total_gpus_running"] == totals["gpus"]
+    assert named["total_racks"] == fleet["racks_packed"] <= totals["racks"]
+    for name, key in (("total_servers", "servers"), ("total_capex_usd", "capex_usd"),
+                      ("total_network_capex_usd", "network_capex_usd"),
+                      ("total_support_usd_per_year", "support_usd_per_year"),
+                      ("total_opex_usd_per_year", "opex_usd_per_year"),
+                      ("total_tco_usd", "tco_usd")):
+        assert named[name] == pytest.approx(totals[key]), name
+    assert named["total_it_power_kw"] == pytest.approx(totals["it_power_w"] / 1000)
+    assert named["fleet_verdict"] == fleet["verdict"]
+    assert named["fleet_verdict_saving_usd_per_year"] == pytest.approx(
+        fleet["verdict_saving_usd_per_year"])
+
+
+# --- the Checks sheet ----------------------------------------------------------------------
+
+def test_checks_ok_is_true_as_built_and_shown_on_about_and_budget(small_workbook) -> None:
+    assert named_values(small_workbook, ["checks_ok"])["checks_ok"] is True
+    checks = sheet_values(small_workbook, "Checks")
+    results = [value for coord, value in checks.items() if coord.startswith("B")
+               and isinstance(value, int) and not isinstance(value, bool)]
+    assert len(results) > 20 and set(results) == {0}  # every check, each 0 (OK)
+    assert sheet_values(small_workbook, "About")["B3"] == "All checks pass (see Checks)"
+    assert named_values(small_workbook, ["budget_checks"])["budget_checks"] == \
+        "All checks pass"
+
+
+@pytest.mark.libreoffice
+def test_checks_ok_after_recalculation_and_false_after_a_planted_inconsistency(
+        small_workbook, tmp_path) -> None:
+    recalculated = recalculate(small_workbook, tmp_path / "recalculated")
+    assert named_values(recalculated, ["checks_ok"])["checks_ok"] is True
+    from planner.outputs.workbook.budget_sheet import BudgetLayout
+
+    wb = load_workbook(small_workbook)
+    workloads = [r[0].value for r in wb["Workloads"].iter_rows(min_row=2)]
+    first = workloads[0]
+    network = wb["Budget"][BudgetLayout(workloads).cell("order", "network", first)
+                           .replace("$", "")]
+    assert network.data_type == "f"
+    network.value = 1  # a value typed over a formula: the order list no longer agrees
+    planted = tmp_path / "planted" / WORKBOOK_NAME
+    planted.parent.mkdir()
+    wb.save(planted)
+    broken = recalculate(planted, tmp_path / "broken")
+    assert named_values(broken, ["checks_ok"])["checks_ok"] is False
+    checks = sheet_values(broken, "Checks")
+    failed = [checks[f"A{coord[1:]}"] for coord, value in checks.items()
+              if coord.startswith("B") and value == 1 and int(coord[1:]) > 5]
+    # the order list's capex no longer agrees with the Fleet row, and the fleet's capex (their
+    # sum) no longer with the TCO and annual cost (the Fleet rows')
+    assert failed == ["TCO = capex + opex × present-value factor",
+                      "Owned annual cost = capex ÷ present-value factor + opex",
+                      f"{first}: the order list and running cost agree with its Fleet row"]
+    assert sheet_values(broken, "About")["B3"] == "FAIL: see the Checks sheet"
+
+
+# --- reading: navigation, labels, precision, units ------------------------------------------
+
+def test_contents_links_every_sheet_and_every_sheet_links_back(small_workbook) -> None:
+    from planner.outputs.workbook import SHEET_ORDER
+
+    wb = load_workbook(small_workbook)
+    about = {c.hyperlink.location for row in wb["About"].iter_rows() for c in row
+             if c.hyperlink is not None}
+    assert about == {f"'{s}'!A1" for s in SHEET_ORDER if s != "About"}
+    for ws in wb.worksheets[1:]:
+        links = [c for c in ws[1] if c.hyperlink is not None]
+        assert [(c.value, c.hyperlink.location) for c in links] == [
+            (CONTENTS, "'About'!A1")], ws.title
+
+
+def test_finance_inputs_come_first_in_words_with_their_stored_precision(small_workbook) -> None:
+    from planner.outputs.workbook.cells import shown_text
+
+    wb = load_workbook(small_workbook)
+    ws = wb["Assumptions"]
+    titles = [r[0].value for r in ws.iter_rows() if r[0].style == "planner_title"]
+    assert titles[1:4] == ["Finance: amortisation, discounting and cloud commitments",
+                           "Site: power, space, headroom and redundancy",
+                           "Engine internals: how the planner models the serving engine"]
+    shown = {name: shown_text(named_cell(wb, name).value, named_cell(wb, name).number_format)
+             for name in ("electricity_usd_per_kwh", "discount_rate", "pue",
+                          "colocation_usd_per_kw_month", "reserved_discount")}
+    assert shown == {"electricity_usd_per_kwh": "$0.0826", "discount_rate": "8%",
+                     "pue": "1.25", "colocation_usd_per_kw_month": "$184.06",
+                     "reserved_discount": "41%"}
+    label = ws.cell(named_cell(wb, "electricity_usd_per_kwh").row, 1).value
+    assert label == "Electricity price [USD/kWh]"
+    for a in ASSUMPTIONS.values():
+        if a.group in ("site", "finance"):  # the evidence in words, not only a repo path
+            words = re.sub(r"\([^)]*\.md[^)]*\)", "", a.source)
+            assert len(words.split()) >= 8 and not words.startswith("docs/"), a.name
+
+
+def test_every_gpu_and_server_column_header_has_a_unit(small_workbook) -> None:
+    wb = load_workbook(small_workbook)
+    for title in ("GPUs", "Servers", "Clouds", "Workloads"):
+        ws = wb[title]
+        values = load_workbook(small_workbook, data_only=True)[title]
+        for head, cell in zip(ws[1], values[2], strict=False):
+            if head.value == CONTENTS or head.value is None:
+                continue
+            assert "[elements]" not in head.value, (title, head.value)
+            if isinstance(cell.value, int | float):
+                assert "[" in head.value, (title, head.value)
+
+
+def test_readers_see_yes_no_and_rented_costs_say_so(small_workbook) -> None:
+    wb = load_workbook(small_workbook)
+    values = load_workbook(small_workbook, data_only=True)
+    shown = {c.value for ws in ("Budget", "Capacity", "Charts") for row in values[ws].iter_rows()
+             for c in row if isinstance(c.value, bool)}
+    assert shown == set()  # no TRUE/FALSE shown to readers on these sheets
+    headers = [c.value for ws in ("Capacity", "Charts") for row in wb[ws].iter_rows()
+               for c in row if isinstance(c.value, str) and "per million" in c.value]
+    assert headers and all("rented" in h and "full use" in h for h in headers), headers
+
+
+def test_a_missed_target_never_shows_as_money(small_workbook) -> None:
+    from planner.model.fleet import NOT_MET
+    from planner.outputs.workbook.cells import shown_text
+    from planner.outputs.workbook.fleet_sheets import FLEET_COL
+
+    ws = load_workbook(small_workbook)["Fleet"]
+    fmt = ws[f"{FLEET_COL['choice_key']}2"].number_format
+    assert shown_text(NOT_MET * 2, fmt) == "misses a target"
+    assert shown_text(1_234_567.8, fmt) == "$1,234,568"
+
+
+def _column_widths(path: Path) -> dict[str, dict[int, float]]:
+    from planner.outputs.workbook.cache import sheet_parts
+
+    out = {}
+    with zipfile.ZipFile(path) as zf:
+        for title, part in sheet_parts(zf).items():
+            head = zf.open(part).read(200_000).decode(errors="ignore")
+            widths = {}
+            for m in re.finditer(r"<col ([^>]*)/>", head):
+                attrs = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+                for i in range(int(attrs["min"]), int(attrs["max"]) + 1):
+                    widths[i] = float(attrs.get("width", 8.43))
+            out[title] = widths
+    return out
+
+
+def test_no_number_shows_as_hashes(default_workbook) -> None:
+    """Every number of the default workbook fits its column at its number format (the width
+    of what the format shows for the cached value; General shrinks to fit)."""
+    from planner.outputs.workbook.shown import needed_width
+
+    widths = _column_widths(default_workbook)
+    wb = load_workbook(default_workbook, read_only=True, data_only=True)
+    too_wide = []
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                value = getattr(c, "value", None)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    width = widths[ws.title].get(c.column, 8.43)
+                    if needed_width(value, c.number_format) >= width:
+                        too_wide.append(f"{ws.title}!{c.coordinate}={value!r} "
+                                        f"[{c.number_format}] in {width}")
+    wb.close()
+    assert too_wide == [], too_wide[:20]
+
+
+# --- print: what a finance export prints ----------------------------------------------------
+
+def test_finance_sheets_print_fitted_with_headers_and_footers(small_workbook) -> None:
+    from planner.outputs.workbook import FINANCE_SHEETS
+
+    wb = load_workbook(small_workbook)
+    for title, rows in FINANCE_SHEETS.items():
+        ws = wb[title]
+        assert ws.print_area, title
+        assert ws.sheet_properties.pageSetUpPr.fitToPage and ws.page_setup.fitToWidth == 1
+        assert ws.page_setup.fitToHeight == 0, title
+        assert ws.print_title_rows == (f"${rows.replace(':', ':$')}" if rows else None), title
+        assert ws.oddHeader.left.text == "GPU capacity plan for LLM inference"
+        assert ws.oddHeader.right.text == "&A" and ws.oddFooter.right.text == "Page &P of &N"
+        assert ws.oddFooter.left.text.startswith("Built ")
+    for title in ("Grid", "View data"):  # thousands of rows: their header row only
+        assert re.fullmatch(r"'[^']+'!\$A\$1:\$[A-Z]+\$1", wb[title].print_area), title
+
+
+@pytest.mark.libreoffice
+def test_a_finance_export_is_at_most_30_pages(default_workbook, tmp_path) -> None:
+    from planner.outputs.workbook import FINANCE_SHEETS
+    from tests.recalc import export_pdf, pdf_pages
+
+    pages = pdf_pages(export_pdf(default_workbook, tmp_path, set(FINANCE_SHEETS)))
+    assert len(FINANCE_SHEETS) <= pages <= 30

@@ -5,12 +5,14 @@ recalculated it. `--assumptions FILE` is the file form of `--set`."""
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from openpyxl import Workbook, load_workbook
 from openpyxl.formula.translate import Translator
@@ -142,11 +144,17 @@ def test_import_then_rebuild_gives_every_number_of_the_edited_workbook(built, tm
     assert invoke(*args).exit_code == 0
     rebuilt = tmp_path / "rebuilt" / WORKBOOK_NAME
     assert sum(1 for _ in formula_cells(rebuilt)) > 5000
-    mismatches = compare_matched(rebuilt, recalculated)
+    # the order list shows the price date the import set for the prices edited (this month)
+    mismatches = [m for m in compare_matched(rebuilt, recalculated)
+                  if "INDEX(server_price_date," not in m]
     assert mismatches == [], "\n".join(mismatches[:20])
     assert compare(built, rebuilt) != []  # the edits really moved the numbers
-    # and the files written hold every edit: nothing differs from them
-    assert not diff_workbook(recalculated, folder).changed
+    # and the files written hold every edit: nothing differs from them but the dates of the
+    # prices edited, which the workbook still shows as they were
+    d = diff_workbook(recalculated, folder)
+    assert not d.formulas and not d.rows
+    assert {c.name for c in d.inputs} == {"servers.hgx-h100-8.price_date",
+                                          "gpus.h100-sxm.price_date"}
 
 
 def test_import_keeps_comments_and_order_and_edits_values_in_place(built, tmp_path) -> None:
@@ -161,8 +169,8 @@ def test_import_keeps_comments_and_order_and_edits_values_in_place(built, tmp_pa
     for name, source, changed, added in (("gpus.yaml", SMALL["gpus_path"], 2, 0),
                                          ("models.yaml", SMALL["models_path"], 1, 1),
                                          ("grid.yaml", SMALL["grid_path"], 1, 0)):
-        old = source.read_text().splitlines()
-        new = (folder / name).read_text().splitlines()
+        old = without_price_audit(source.read_text()).splitlines()
+        new = without_price_audit((folder / name).read_text()).splitlines()
         removed = [x for x in difflib.ndiff(old, new) if x.startswith("- ")]
         inserted = [x for x in difflib.ndiff(old, new) if x.startswith("+ ")]
         assert len(removed) == changed and len(inserted) == changed + added, name
@@ -176,6 +184,50 @@ def test_import_keeps_comments_and_order_and_edits_values_in_place(built, tmp_pa
     servers = (folder / "servers.yaml").read_text()
     assert "    price_usd: 300000" in servers and "hgx-b200-8:" not in servers
     assert servers.startswith("# Server catalog for the capacity planner")
+
+
+def without_price_audit(text: str) -> str:
+    """A catalog's text without the fields an edited price dates and sources (a value may run
+    on over indented lines)."""
+    out, skipping = [], False
+    for line in text.splitlines():
+        key = line.strip().split(":")[0]
+        if line.startswith("    ") and not line.startswith("     ") and key in (
+                "price_date", "price_source", "source"):
+            skipping = True
+            continue
+        if skipping and line.startswith("      "):
+            continue
+        skipping = False
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_an_edited_price_is_dated_and_sourced_as_edited_in_the_workbook(built, tmp_path) -> None:
+    """Audit trail: a price typed into the workbook comes back with this month as its price date
+    and a source that says it was edited in the workbook, when, and from what."""
+    wb = load_workbook(built)
+    edit(wb, [("Servers", ("hgx-h100-8", "price_usd"), 300000),
+              ("GPUs", ("h100-sxm", "price_per_hour_usd"), 3.1),
+              ("GPUs", ("mi300x", "bandwidth_tb_s"), 5.0)])  # not a price: no audit
+    result = import_workbook(save(wb, tmp_path / "priced.xlsx"), tmp_path / "out")
+    month, day = dt.date.today().strftime("%Y-%m"), dt.date.today().isoformat()
+    servers = yaml.safe_load((tmp_path / "out" / "servers.yaml").read_text())["servers"]
+    gpus = yaml.safe_load((tmp_path / "out" / "gpus.yaml").read_text())["gpus"]
+    shipped = yaml.safe_load(SMALL["gpus_path"].read_text())["gpus"]
+    server = servers["hgx-h100-8"]
+    assert (server["price_usd"], str(server["price_date"])) == (300000, month)
+    assert server["source"].endswith(
+        f"; edited in the workbook priced.xlsx on {day} (price_usd 360800 -> 300000)")
+    gpu = gpus["h100-sxm"]
+    assert (gpu["price_per_hour_usd"], str(gpu["price_date"])) == (3.1, month)
+    assert gpu["price_source"].startswith(shipped["h100-sxm"]["price_source"])
+    assert "edited in the workbook priced.xlsx" in gpu["price_source"]
+    assert gpus["mi300x"]["price_date"] == shipped["mi300x"]["price_date"]  # no price edited
+    assert gpus["mi300x"].get("price_source") == shipped["mi300x"].get("price_source")
+    audit = {w.name for w in result.written if w.why == "price edited"}
+    assert audit == {"servers.hgx-h100-8.price_date", "servers.hgx-h100-8.source",
+                     "gpus.h100-sxm.price_date", "gpus.h100-sxm.price_source"}
 
 
 def test_set_values_the_build_recorded_are_baked_in(tmp_path) -> None:
@@ -193,7 +245,7 @@ def test_set_values_the_build_recorded_are_baked_in(tmp_path) -> None:
 
 # --- diff -----------------------------------------------------------------------------------
 
-PLANTED_FORMULAS = [("Grid", "M5", 123), ("Budget", "C5", "=1+1"), ("Models", "BC3", None),
+PLANTED_FORMULAS = [("Grid", "M5", 123), ("Budget", "G22", "=1+1"), ("Models", "BC3", None),
                     ("Fleet", "AB3", 0.5)]
 
 
@@ -215,7 +267,8 @@ def test_diff_finds_every_edited_input_and_every_overwritten_formula(built, tmp_
     report = json.loads(result.output)
     assert len(report["inputs"]) == len(TEN_EDITS) and len(report["formulas"]) == 4
     text = invoke("diff", planted).output
-    assert "Assumptions!B7  gpu_memory_utilization  0.9 -> 0.85" in text
+    assert f"Assumptions!{gmu.cell}  gpu_memory_utilization  0.9 -> 0.85" in text
+    assert gmu.cell == named_cell(load_workbook(built), "gpu_memory_utilization").coordinate
     assert "Grid!M5" in text and "replaced by the value 123" in text
 
 
@@ -307,8 +360,8 @@ def test_import_refuses_overwritten_formulas_unless_accepted(built, tmp_path) ->
 
 @pytest.mark.parametrize(("sheet", "where", "value", "message"), [
     ("Assumptions", "gpu_memory_utilization", 1.5,
-     "cell B7 (gpu_memory_utilization): out of range; expected fraction between 0.05 and 1"),
-    ("Assumptions", "engine", "vllm2", "cell B6 (engine): must be one of vllm, sglang"),
+     "cell {cell} (gpu_memory_utilization): out of range; expected fraction between 0.05 and 1"),
+    ("Assumptions", "engine", "vllm2", "cell {cell} (engine): must be one of vllm, sglang"),
     ("Models", ("llama-3.1-8b", "hidden_size"), 4096.5,
      "(models.llama-3.1-8b.hidden_size): must be a whole number, got 4096.5"),
     ("GPUs", ("h100-sxm", "price_per_hour_usd"), "cheap",
@@ -324,6 +377,7 @@ def test_import_refuses_wrong_values_at_their_cell(built, tmp_path, sheet, where
     wb = load_workbook(built)
     cell = named_cell(wb, where) if isinstance(where, str) else catalog_cell(wb, sheet, *where)
     cell.value = value
+    message = message.format(cell=cell.coordinate)  # where the workbook put the named input
     result = invoke("import-workbook", save(wb, tmp_path / "bad.xlsx"), "--to", tmp_path / "out")
     assert result.exit_code == 1
     assert f"sheet {sheet}, " in said(result) and message in said(result), said(result)

@@ -5,6 +5,7 @@ keeps it current). The HTML summary and `planner calc` quote it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,44 +28,104 @@ def load_measured(path: Path = MEASURED) -> Mapping[str, Any] | None:
     return data if isinstance(data, Mapping) else None
 
 
-def speed_on(gpu: str, engine: str, data: Mapping[str, Any] | None = None
-             ) -> dict[str, object]:
+CLASS_LABELS = {"dense": "dense", "moe": "MoE"}
+
+
+def speed_on(gpu: str, engine: str, data: Mapping[str, Any] | None = None,
+             model_class: str | None = None) -> dict[str, object]:
     """Steady-state serving-speed figures for one GPU and one engine (None where no published
-    run was compared), from the shipped summary unless `data` is given."""
+    run was compared), from the shipped summary unless `data` is given; with `model_class`
+    ("dense" or "moe") also that GPU, engine and class (`gpu_engine_class`)."""
+    data = load_measured() if data is None else data
+    out: dict[str, object] = {"gpu": None, "engine": None, "gpu_and_engine": None}
+    if data:
+        out = {"gpu": data["steady_state_by_gpu"].get(gpu),
+               "engine": data["steady_state_by_engine"].get(engine),
+               "gpu_and_engine": data.get("steady_state_by_gpu_and_engine", {}).get(gpu, {})
+               .get(engine)}
+    if model_class is not None:
+        out["model_class"] = model_class
+        out["gpu_engine_class"] = _cell(gpu, engine, model_class, data)
+    return out
+
+
+def _cell(gpu: str, engine: str, model_class: str, data: Mapping[str, Any] | None
+          ) -> Mapping[str, Any] | None:
+    """Exactly that GPU, engine and model class, or None: never a wider group's figures."""
+    by_class = ((data or {}).get("steady_state_by_gpu_engine_class") or {}).get(gpu) or {}
+    cell = (by_class.get(engine) or {}).get(model_class)
+    return cell if isinstance(cell, Mapping) and cell.get("runs") else None
+
+
+@dataclass(frozen=True)
+class SpeedRatio:
+    """Planner ÷ published steady-state output tokens/s for one GPU, engine and model class:
+    the median and the interquartile ratios over `runs` published runs, and how they were got.
+    Above 1 the planner was optimistic. Where no run was measured for that triple every ratio
+    is 1.0 and `runs` 0: no correction, and `basis` says so."""
+
+    median: float
+    q1: float
+    q3: float
+    runs: int
+    basis: str
+
+
+def _engine_label(engine: str) -> str:
+    return ENGINES[engine].label.split(" (")[0] if engine in ENGINES else engine
+
+
+def speed_ratio(gpu: str, engine: str, model_class: str, data: Mapping[str, Any] | None = None,
+                *, gpu_name: str = "") -> SpeedRatio:
+    """How far the planner's serving speed sat from published runs of this class of model
+    ("dense" or "moe", `planner.inputs.model_shape.model_class`) on this GPU with this engine,
+    from the shipped summary unless `data` is given. Only that triple counts: a GPU's or an
+    engine's figure mixes classes (a dense 70B must not carry a ratio earned by DeepSeek-R1),
+    so where the triple has no run the ratio is 1.0. `gpu_name` names the GPU in `basis`
+    (its id otherwise)."""
+    cell = _cell(gpu, engine, model_class, load_measured() if data is None else data)
+    cls = CLASS_LABELS.get(model_class, model_class)
+    where = f"on the {gpu_name or gpu} with {_engine_label(engine)}"
+    if cell is None:
+        article = "an" if model_class == "moe" else "a"
+        return SpeedRatio(1.0, 1.0, 1.0, 0, f"no published run of {article} {cls} model {where} "
+                          "was compared; the model's own speed is used")
+    median = float(cell["median_ratio"])
+    q1, q3 = float(cell.get("q1_ratio", median)), float(cell.get("q3_ratio", median))
+    runs = int(cell["runs"])
+    return SpeedRatio(median, q1, q3, runs, (
+        f"median planner ÷ published {median:.2f} over {runs} run{'s' * (runs != 1)} of {cls} "
+        f"models {where} (interquartile {q1:.2f}-{q3:.2f})"))
+
+
+def speed_sentence(gpu: str, gpu_name: str, engine: str, model_class: str,
+                   data: Mapping[str, Any] | None = None) -> str:
+    """One line for `planner calc` and `size`: how the planner's serving speed compared with
+    published runs of this class of model ("dense" or "moe") on this GPU with this engine, the
+    figure a margin rests on, then this GPU's runs across engines and models for context, which
+    can differ (docs/accuracy.md). From the shipped summary unless `data` is given."""
     data = load_measured() if data is None else data
     if not data:
-        return {"gpu": None, "engine": None, "gpu_and_engine": None}
-    return {"gpu": data["steady_state_by_gpu"].get(gpu),
-            "engine": data["steady_state_by_engine"].get(engine),
-            "gpu_and_engine": data.get("steady_state_by_gpu_and_engine", {}).get(gpu, {})
-            .get(engine)}
-
-
-def _figures(f: Mapping[str, Any]) -> str:
-    return (f"{f['within_25_percent']} of {f['runs']}, median planner ÷ published "
-            f"{f['median_ratio']:.2f}")
-
-
-def speed_sentence(gpu: str, gpu_name: str, engine: str) -> str:
-    """One line for `planner calc` and `size`: how this GPU's serving speed compared with
-    published engine runs, and how it did with this engine on this GPU, which can differ
-    (docs/accuracy.md)."""
-    measured = speed_on(gpu, engine)
-    figures, pair = measured["gpu"], measured["gpu_and_engine"]
-    if load_measured() is None:
         return "Measured: this copy of the planner carries no accuracy summary."
+    measured = speed_on(gpu, engine, data, model_class)
+    figures, cell = measured["gpu"], measured["gpu_engine_class"]
     if not isinstance(figures, Mapping):
         return (f"Measured: no published serving run on the {gpu_name} has been compared yet "
                 "(docs/accuracy.md).")
-    text = (f"Measured: serving speed on the {gpu_name} came within ±25% of published engine "
-            f"runs on {figures['within_25_percent']} of {figures['runs']} steady-state runs, "
-            f"median planner ÷ published {figures['median_ratio']:.2f}")
-    label = ENGINES[engine].label if engine in ENGINES else engine
-    if not isinstance(pair, Mapping):
-        text += f"; none of them with {label}"
-    elif pair["runs"] != figures["runs"]:
-        text += f"; with {label}: {_figures(pair)}"
-    return text + " (docs/accuracy.md)."
+    text = (f"Measured: serving speed on the {gpu_name} with {_engine_label(engine)}, "
+            f"{CLASS_LABELS.get(model_class, model_class)} models: ")
+    if isinstance(cell, Mapping):
+        ratio = speed_ratio(gpu, engine, model_class, data)
+        text += (f"median planner ÷ published {ratio.median:.2f} over {ratio.runs} steady-state "
+                 f"run{'s' * (ratio.runs != 1)} (interquartile {ratio.q1:.2f}-{ratio.q3:.2f}), "
+                 f"{cell['within_25_percent']} of them within ±25%")
+        if cell["runs"] == figures["runs"]:
+            return text + " (docs/accuracy.md)."
+    else:
+        text += "no published run compared (the planner's own speed stands)"
+    return (f"{text}; every engine and model on this GPU: {figures['within_25_percent']} of "
+            f"{figures['runs']} within ±25%, median {figures['median_ratio']:.2f} "
+            "(docs/accuracy.md).")
 
 
 def ttft_figures(data: Mapping[str, Any] | None = None) -> Mapping[str, Any] | None:

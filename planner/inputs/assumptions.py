@@ -103,6 +103,16 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.05, maximum=1.0,
         ),
         Assumption(
+            "speed_basis", "Serving speed used for latency targets", "measured|model",
+            "measured",
+            "measured divides the model's serving speed by the median planner ÷ published "
+            "ratio measured for the GPU, engine and model class (dense or MoE), so a fleet is "
+            "not sized at 99 % of a target on a model known to be optimistic there; 1 where "
+            "nothing was measured. model uses the model's speed as it is",
+            "docs/accuracy.md; catalogs/measured-accuracy.yaml",
+            choices=("measured", "model"), group="speed",
+        ),
+        Assumption(
             "memory_basis", "GPU memory figure used for sizing", "engine|reported|marketed",
             "engine",
             "Engines size against the total CUDA/ROCm reports (79.19 GiB on an H100), below "
@@ -137,18 +147,34 @@ ASSUMPTIONS: dict[str, Assumption] = {
         Assumption(
             "sampler_bytes_per_logit", "Sampler memory per logit in the profile run", "bytes",
             15.0,
-            "the profile run samples max_num_seqs × vocabulary logits: FP32 logits, "
-            "probabilities and sorted copies for top-p/top-k; vLLM 0.17-0.19 logs of seven "
-            "dense models give 14.4-16 bytes per logit",
-            "docs/engines.md; llm-d-planner accuracy logs (PR #205)",
+            "the profile run samples max_num_seqs × vocabulary logits with top-k and top-p "
+            "set: FP32 logits (4 bytes) and the top-k/top-p filter's buffers. vLLM from 0.17 "
+            "filters with a Triton kernel (PR #33538; 384 MB for 256 × 131,072 logits in PR "
+            "#32558, about 11.5 bytes), and its 0.17-0.19 logs of seven dense models give "
+            "14.4-16 bytes in all. Earlier vLLM sorted the whole vocabulary in PyTorch (1.25 "
+            "GB for the same logits, 37 bytes): set 37 for vLLM before 0.17 (planner "
+            "calibrate and the accuracy report do so from the log's version)",
+            "docs/engines.md; docs/assumption-evidence.md; llm-d-planner accuracy logs (PR "
+            "#205); vllm-project/vllm PRs #32558, #33538",
             minimum=0.0, maximum=64.0,
         ),
         Assumption(
             "activation_bytes_per_element", "Bytes per activation element", "bytes", 2.0,
-            "activations run in the 16-bit model dtype; the fused-MoE workspace holds "
-            "max_num_batched_tokens × top-k × (3 × expert FFN / TP + hidden) of them",
-            "vLLM fused_moe workspace sizes",
+            "activations run in the 16-bit model dtype: the profile run's forward pass, the "
+            "fused-MoE workspace",
+            "vLLM fused_moe.py fused_experts_impl (caches in the activation dtype)",
             minimum=0.5, maximum=8.0,
+        ),
+        Assumption(
+            "moe_chunk_tokens", "Tokens one fused-MoE call holds at most", "tokens", 32768.0,
+            "vLLM runs the fused MoE over at most VLLM_FUSED_MOE_CHUNK_SIZE tokens at a time "
+            "(default 32,768) and sizes its workspace for one chunk, so a profile over more "
+            "batched tokens (vLLM V0 without chunked prefill, up to max_model_len) caps the "
+            "MoE workspace there",
+            "vllm-project/vllm vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE; "
+            "vllm/model_executor/layers/fused_moe/fused_moe.py fused_experts_impl; "
+            "docs/assumption-evidence.md",
+            minimum=1.0, maximum=1048576.0,
         ),
         Assumption(
             "non_torch_gib_per_gpu", "Non-torch memory per GPU (CUDA, cuBLAS workspaces)",
@@ -284,72 +310,114 @@ ASSUMPTIONS: dict[str, Assumption] = {
             0.8,
             "headroom for bursts and latency tails: llm-d planner sizes with 20 % headroom, "
             "fleet-sim caps utilisation at 0.85",
-            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+            "llm-d planner sizes replicas from QPS with 20 % headroom; vLLM semantic-router "
+            "fleet-sim caps utilisation at 0.85 (docs/tco-evidence.md §11)", minimum=0.05,
+            maximum=1.0, group="site",
         ),
         Assumption(
             "pue", "Power usage effectiveness (facility ÷ IT power)", "ratio", 1.25,
             "Epoch's default for non-hyperscale sites; enterprise colocation 1.5-1.6, new AI "
             "builds under 1.3, hyperscalers 1.1",
-            "docs/tco-evidence.md (Uptime Institute, Epoch)", minimum=1.0, maximum=3.0,
+            "Uptime Institute surveys (industry average 1.55-1.58, 2021-23); Google 1.10, Meta "
+            "1.09; Epoch AI's cost model uses 1.25 outside hyperscalers (docs/tco-evidence.md "
+            "§1)", minimum=1.0, maximum=3.0,
             group="site",
         ),
         Assumption(
             "electricity_usd_per_kwh", "Electricity price", "USD/kWh", 0.0826,
-            "US industrial average price, 2025 (EIA via Epoch)", "docs/tco-evidence.md",
+            "US industrial average price, 2025 (EIA via Epoch)",
+            "US Energy Information Administration: average industrial price 8.26 ¢/kWh in "
+            "2025 (7.71 in 2024), as tabled in Epoch AI's hardware cost model "
+            "(docs/tco-evidence.md §2)",
             minimum=0.0, maximum=2.0, group="site",
         ),
         Assumption(
             "average_power_share", "Average draw ÷ maximum server power", "fraction", 0.75,
             "Epoch assumes GPU servers average 75 % of their rated maximum",
-            "docs/tco-evidence.md", minimum=0.05, maximum=1.0, group="site",
+            "Epoch AI's hardware cost model: average draw 75 % of server TDP for GPUs; a DGX "
+            "H100 typically draws 6.5-8.5 of its 10.2 kW (docs/tco-evidence.md §3)",
+            minimum=0.05, maximum=1.0, group="site",
         ),
         Assumption(
             "rack_power_kw", "Power one rack can feed and cool", "kW", 40.8,
             "four DGX H100 (10.2 kW each) per 40.8 kW rack in NVIDIA's SuperPOD design; most "
             "enterprise sites have no rack above 30 kW",
-            "docs/tco-evidence.md", minimum=1.0, maximum=500.0, group="site",
+            "NVIDIA DGX SuperPOD H100 data-center design guide: 4 systems of 10.2 kW per "
+            "40.8 kW rack; Uptime Institute 2024: most sites have no rack above 30 kW "
+            "(docs/tco-evidence.md §4)", minimum=1.0, maximum=500.0, group="site",
         ),
         Assumption(
             "rack_units_per_rack", "Usable rack units per rack", "U", 42.0,
-            "a standard 42U rack", "docs/tco-evidence.md", minimum=1.0, maximum=60.0,
+            "a standard 42U rack",
+            "a standard full-height 19-inch rack has 42U; MGX/NVL72 racks are 48U "
+            "(docs/tco-evidence.md §5)", minimum=1.0, maximum=60.0,
             group="site",
         ),
         Assumption(
             "colocation_usd_per_kw_month", "Colocation price per kW of IT capacity", "USD/kW-month",
             184.06,
             "North America primary markets, 250-500 kW requirements, H2 2024 (CBRE); power "
-            "billed separately", "docs/tco-evidence.md", minimum=0.0, maximum=2000.0,
+            "billed separately",
+            "CBRE North America Data Center Trends, H2 2024: $184.06 per kW per month for "
+            "250-500 kW in primary markets, +12.6 % year on year (docs/tco-evidence.md §6)",
+            minimum=0.0, maximum=2000.0,
             group="site",
         ),
         # -- finance ------------------------------------------------------------------------
         Assumption(
             "amortisation_years", "Amortisation period", "years", 5.0,
             "Amazon moved a subset of servers back to 5 years in 2025 citing the AI pace; "
-            "Meta 5.5, Microsoft and Alphabet 6", "docs/tco-evidence.md", minimum=1.0,
+            "Meta 5.5, Microsoft and Alphabet 6",
+            "hyperscalers' annual reports: Amazon 5 years from 2025 for a subset of servers, "
+            "Meta 5.5, Microsoft and Alphabet 6; Epoch AI uses 5 years from 2023 "
+            "(docs/tco-evidence.md §7)", minimum=1.0,
             maximum=15.0, group="finance",
         ),
         Assumption(
             "discount_rate", "Discount rate for opex", "fraction per year", 0.08,
             "a typical corporate cost of capital; the after-tax cost of debt is the textbook "
-            "rate for lease-versus-buy", "docs/tco-evidence.md", minimum=0.0, maximum=1.0,
+            "rate for lease-versus-buy",
+            "Damodaran, US cost of capital by industry, January 2026: 5.0-9.4 % (after-tax "
+            "cost of debt 3.6-4.0 %); lease-versus-buy textbooks (docs/tco-evidence.md §8)",
+            minimum=0.0, maximum=1.0,
             group="finance",
         ),
         Assumption(
-            "network_share_of_capex", "Network share of total capex", "fraction", 0.19,
-            "cluster interconnect is 19 % of total cluster cost (SemiAnalysis via Epoch)",
-            "docs/tco-evidence.md", minimum=0.0, maximum=0.9, group="finance",
+            "redundancy", "Servers a workload may lose and still carry its peak", "none|n+1",
+            "n+1",
+            "n+1: the fleet carries each workload's peak rate with any one server down, so "
+            "spares sit in another server and a workload that needs one server buys a second; "
+            "none: spares may share the replicas' server (one failure can take it down)",
+            "Meta's Llama 3 training run on 16,384 H100: 1.4 unexpected interruptions per "
+            "8-GPU server-year; with a 3-day repair a server is down about 1.1 % of the time, "
+            "so two down at once is rare up to about 16 servers (docs/tco-evidence.md; "
+            "reference/procurement-facts.md §5)",
+            choices=("none", "n+1"), group="site",
         ),
         Assumption(
-            "support_usd_per_gpu_year", "Software and support per GPU-year", "USD/GPU-year",
-            4500.0,
-            "NVIDIA AI Enterprise list price $4,500 per GPU per year; set 0 where none is "
-            "bought", "docs/tco-evidence.md", minimum=0.0, maximum=100000.0, group="finance",
+            "horizon_quarters", "Quarters the purchase schedule covers", "quarters", 8.0,
+            "two years: a rack-scale system's lead time (up to four quarters) and a year of "
+            "service after it; demand further out is a guess",
+            "A finance budget cycle of two years: long enough to cover the longest server lead "
+            "time and a year of service after delivery (docs/tco-evidence.md)",
+            minimum=1.0, maximum=40.0, group="finance",
+        ),
+        Assumption(
+            "lead_time_weeks", "Weeks from order to delivery, for a server that gives none",
+            "weeks", 12.0,
+            "8-12 weeks for a mature generation bought through an OEM (Dell H100, 2024); "
+            "new-generation HGX 16-40 weeks, rack-scale NVL72 26-52 (procurement-facts 2)",
+            "OEM and distributor quotes: 8-12 weeks for a mature GPU generation, 16-40 for a new "
+            "HGX generation, 26-52 for rack-scale systems (docs/tco-evidence.md)",
+            minimum=0.0, maximum=104.0, group="site",
         ),
         Assumption(
             "reserved_discount", "Discount of reserved cloud capacity off on-demand", "fraction",
             0.41,
             "AWS 1-year commitment 41 % (3-year 64 %), Epoch's defaults",
-            "docs/tco-evidence.md", minimum=0.0, maximum=0.95, group="finance",
+            "Epoch AI's committed-use defaults: AWS 41 % (1 year) and 64 % (3 years) off "
+            "on-demand, GCP 37/56 %, Azure 25/49 % (docs/tco-evidence.md §12)", minimum=0.0,
+            maximum=0.95, group="finance",
         ),
     ]
 }
@@ -391,7 +459,10 @@ def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str
                 f"--set {item}: expected NAME=VALUE, e.g. gpu_memory_utilization=0.85")
         name, _, text = item.partition("=")
         name = name.strip()
-        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, checked when applied
+        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, its value checked here
+            from planner.inputs.overrides import check_field_override
+
+            check_field_override(name, text.strip())
             out[name] = text.strip()
             continue
         if name in ASSUMPTIONS:
@@ -461,7 +532,7 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
         if name.count(".") == 2:  # a catalog field, as --set SECTION.ID.FIELD=VALUE
             section, _, field = name.split(".")
             fields = SECTIONS.get(section, {})
-            if field not in fields or fields[field].kind in ("layers", "ids"):
+            if field not in fields or fields[field].kind in ("layers", "ids", "numbers"):
                 raise CatalogError(loc, "not a catalog field this file can change",
                                    f"SECTION.ID.FIELD with SECTION one of {', '.join(SECTIONS)} "
                                    "and FIELD a single value of that catalog")
@@ -483,3 +554,11 @@ def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
         except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
             raise CatalogError(loc, str(exc).split(": ", 1)[-1]) from None
     return out
+
+
+def overrides_from(path: Path | None, items: tuple[str, ...] | list[str]
+                   ) -> dict[str, float | str]:
+    """Overrides from ``--assumptions FILE``, then ``--set`` on top."""
+    values = load_assumptions_file(path) if path is not None else {}
+    values.update(parse_overrides(items))
+    return values

@@ -1,10 +1,10 @@
-"""Reading the catalogs: a models, GPUs, servers or workloads YAML (or a folder of Hugging Face
-configs for models) into typed entries, each value checked against its field
+"""Reading the catalogs: a models, GPUs, servers, workloads or clouds YAML (or a folder of Hugging
+Face configs for models) into typed entries, each value checked against its field
 (:mod:`planner.inputs.fields`) and each error located at file, line, entry and field.
 
-A catalog is a YAML mapping from an id to an entry under ``models:``, ``gpus:``, ``servers:`` or
-``workloads:``. Model fields use Hugging Face ``config.json`` names. Every entry carries a
-``source``.
+A catalog is a YAML mapping from an id to an entry under ``models:``, ``gpus:``, ``servers:``,
+``workloads:`` or ``clouds:``. Model fields use Hugging Face ``config.json`` names. Every entry
+carries a ``source``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from planner.errors import CatalogError, Location
-from planner.inputs.entries import Catalog, Entry, Gpu, Server, Workload
+from planner.inputs.entries import Catalog, Cloud, Entry, Gpu, Server, Workload
 from planner.inputs.fields import (
+    CLOUD_FIELDS,
     GPU_FIELDS,
     HF_DEFAULT_ONLY_FIELDS,
     HF_IGNORED_FIELDS,
@@ -40,6 +41,8 @@ DEFAULT_MODELS = PROJECT_ROOT / "catalogs" / "models.yaml"
 DEFAULT_GPUS = PROJECT_ROOT / "catalogs" / "gpus.yaml"
 DEFAULT_SERVERS = PROJECT_ROOT / "catalogs" / "servers.yaml"
 DEFAULT_WORKLOADS = PROJECT_ROOT / "catalogs" / "workloads.yaml"
+DEFAULT_CLOUDS = PROJECT_ROOT / "catalogs" / "clouds.yaml"
+DATE_PATTERN = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")
 
 def _parse_entries(path: Path, section: str, fields: Mapping[str, FieldSpec],
                    hf: bool = False) -> dict[str, tuple[dict[str, object], dict[str, int], int]]:
@@ -131,12 +134,16 @@ def load_gpus(path: Path | str = DEFAULT_GPUS) -> Catalog:
     entries: dict[str, Entry] = {}
     for entry_id, (values, lines, line) in _parse_entries(path, "gpus", GPU_FIELDS).items():
         gpu = Gpu(entry_id, values, lines, line, path)
-        date = gpu.text("price_date")
-        if not re.match(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$", date):
-            raise CatalogError(gpu.locate("price_date"), f"must be a date YYYY-MM, got {date!r}",
-                               "write the month the price was true, e.g. '2026-03'")
+        _check_date(gpu)
         entries[entry_id] = gpu
     return Catalog(path, _digest(path), entries)
+
+
+def _check_date(entry: Entry) -> None:
+    date = entry.text("price_date")
+    if not DATE_PATTERN.match(date):
+        raise CatalogError(entry.locate("price_date"), f"must be a date YYYY-MM, got {date!r}",
+                           "write the month the price was true, e.g. '2026-03'")
 
 
 def _known(entry: Entry, field: str, value: str, known: list[str], what: str) -> None:
@@ -157,11 +164,13 @@ def load_servers(path: Path | str, gpus: Catalog, strict: bool = True) -> Catalo
         if not strict and server.text("gpu") not in gpus.entries:
             continue
         _known(server, "gpu", server.text("gpu"), list(gpus.entries), "GPU id")
-        date = server.text("price_date")
-        if not re.match(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$", date):
-            raise CatalogError(server.locate("price_date"),
-                               f"must be a date YYYY-MM, got {date!r}",
-                               "write the month the price was true, e.g. '2026-03'")
+        _check_date(server)
+        vendor, gpu_vendor = server.text("vendor"), gpus.entries[server.text("gpu")].text("vendor")
+        if vendor and gpu_vendor and vendor != gpu_vendor.lower():
+            raise CatalogError(server.locate("vendor"),
+                               f"vendor {vendor!r} but its GPU {server.text('gpu')!r} is made by "
+                               f"{gpu_vendor} ({gpus.path.name})",
+                               f"write vendor: {gpu_vendor.lower()}, or leave the field out")
         scale = server.number("scale_up_gpus")
         if scale and scale > server.number("gpus_per_server") and not server.number(
                 "whole_rack"):
@@ -169,8 +178,23 @@ def load_servers(path: Path | str, gpus: Catalog, strict: bool = True) -> Catalo
                                f"{scale} exceeds gpus_per_server "
                                f"{server.number('gpus_per_server')}",
                                "a tensor-parallel group stays inside one server")
-        entries[entry_id] = server
+        entries[entry_id] = _with_cost_defaults(server, gpus)
     return Catalog(path, _digest(path), entries)
+
+
+# A server that does not state its cost lines gets the rule the shipped catalog follows
+# (catalogs/servers.yaml header; docs/tco-evidence.md): NVIDIA AI Enterprise list per GPU-year
+# unless bundled, none for AMD or Intel; a single-node Ethernet share of switch and cables.
+SUPPORT_BY_VENDOR = {"nvidia": 4500.0, "amd": 0.0, "intel": 0.0}
+NETWORK_USD_PER_SERVER = 1600.0
+
+
+def _with_cost_defaults(server: Server, gpus: Catalog) -> Server:
+    values = dict(server.values)
+    vendor = server.text("vendor") or gpus.entries[server.text("gpu")].text("vendor").lower()
+    values.setdefault("support_usd_per_gpu_year", SUPPORT_BY_VENDOR.get(vendor, 4500.0))
+    values.setdefault("network_usd_per_server", NETWORK_USD_PER_SERVER)
+    return Server(server.id, values, server.lines, server.line, server.path)
 
 
 def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
@@ -181,15 +205,20 @@ def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
 
     path = Path(path)
     entries: dict[str, Entry] = {}
+    left_out: dict[str, str] = {}
     for entry_id, (values, lines, line) in _parse_entries(path, "workloads",
                                                           WORKLOAD_FIELDS).items():
         if not strict:
             if values.get("model") not in models.entries:
+                left_out[entry_id] = f"its model {values.get('model')} is not in " \
+                                     f"{models.path.name}"
                 continue
             allowed = values.get("gpus")
             if isinstance(allowed, list):
                 kept = [g for g in allowed if g in gpus.entries]
                 if not kept:
+                    left_out[entry_id] = f"none of its GPUs ({', '.join(map(str, allowed))}) " \
+                                         f"is in {gpus.path.name}"
                     continue
                 values["gpus"] = kept
         w = Workload(entry_id, values, lines, line, path)
@@ -205,9 +234,50 @@ def load_workloads(path: Path | str, models: Catalog, gpus: Catalog,
                                "give exactly one of rate_rps and tokens_per_day",
                                "rate_rps: design-peak requests/s, or tokens_per_day with "
                                "peak_to_average")
+        percentile = w.number("latency_percentile")
+        if "latency_percentile" in values and not 50 <= percentile < 100:
+            raise CatalogError(w.locate("latency_percentile"),
+                               f"must be from 50 (the median) to below 100, got {percentile}",
+                               "e.g. latency_percentile: 95 (the targets hold for 95 % of "
+                               "tokens and requests)")
         peak = w.number("peak_to_average")
         if peak and peak < 1:
             raise CatalogError(w.locate("peak_to_average"),
                                f"must be at least 1 (peak ÷ average), got {peak}")
+        if "schedule" in values and "growth" in values:
+            raise CatalogError(w.locate("schedule"), "give growth or schedule, not both",
+                               "growth: a monthly rate the schedule compounds; schedule: the "
+                               "peak rate of each quarter after the first")
         entries[entry_id] = w
+    return Catalog(path, _digest(path), entries, left_out)
+
+
+def load_clouds(path: Path | str, gpus: Catalog, strict: bool = True) -> Catalog:
+    """Cloud offers, priced per instance-hour; with strict=False (the shipped catalog beside a
+    user's own GPU catalog), offers of GPUs the GPU catalog lacks are left out instead of
+    refused."""
+    path = Path(path)
+    entries: dict[str, Entry] = {}
+    for entry_id, (values, lines, line) in _parse_entries(path, "clouds", CLOUD_FIELDS).items():
+        cloud = Cloud(entry_id, values, lines, line, path)
+        if not strict and cloud.text("gpu") not in gpus.entries:
+            continue
+        _known(cloud, "gpu", cloud.text("gpu"), list(gpus.entries), "GPU id")
+        _check_date(cloud)
+        on_demand = cloud.number("on_demand_usd_per_hour")
+        one_year = cloud.number("reserved_1y_usd_per_hour")
+        three_year = cloud.number("reserved_3y_usd_per_hour")
+        if one_year > on_demand:
+            raise CatalogError(cloud.locate("reserved_1y_usd_per_hour"),
+                               f"the 1-year price {one_year} is above the on-demand price "
+                               f"{on_demand}",
+                               "a commitment costs at most on-demand; check that both are per "
+                               "instance-hour (not one per GPU-hour)")
+        if three_year > one_year:
+            raise CatalogError(cloud.locate("reserved_3y_usd_per_hour"),
+                               f"the 3-year price {three_year} is above the 1-year price "
+                               f"{one_year}",
+                               "a longer commitment costs at most the shorter one; check the "
+                               "terms are not swapped")
+        entries[entry_id] = cloud
     return Catalog(path, _digest(path), entries)

@@ -62,6 +62,12 @@ class Server(Entry):
 
 
 @dataclass(frozen=True)
+class Cloud(Entry):
+    """One rentable offer: a provider's instance of one GPU type, priced per instance-hour on
+    demand and with 1- and 3-year commitments."""
+
+
+@dataclass(frozen=True)
 class Workload(Entry):
     def ids(self, name: str) -> list[str]:
         value = self.values.get(name)
@@ -73,3 +79,4 @@ class Catalog:
     path: Path
     sha256: str
     entries: Mapping[str, Entry]
+    left_out: Mapping[str, str] = field(default_factory=dict)  # id -> why (strict=False)

@@ -1,6 +1,7 @@
-"""What each catalog field means: the schema of models, GPUs, servers and workloads (type, help,
-whether required), the Hugging Face fields a models YAML may carry and skip, and the check of
-one value against its field, with a located error that says what would be right."""
+"""What each catalog field means: the schema of models, GPUs, servers, workloads and cloud offers
+(type, help, whether required, the values a text field may take), the Hugging Face fields a
+models YAML may carry and skip, and the check of one value against its field, with a located
+error that says what would be right."""
 
 from __future__ import annotations
 
@@ -18,22 +19,31 @@ LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "line
 
 @dataclass(frozen=True)
 class FieldSpec:
-    kind: str  # "int" | "number" | "bool" | "text" | "layers"
+    kind: str  # "int" | "number" | "bool" | "text" | "layers" | "ids" | "numbers"
     required: bool = False
     allow_zero: bool = False  # numbers are > 0 unless this is set
     help: str = ""
+    choices: tuple[str, ...] = ()  # the values a text field may take; any text when empty
+    most: float | None = None  # the largest sane value, with why in `most_why`
+    most_why: str = ""
+    minimum: float | None = None  # a number may go down to this (negative) value when set
 
 
-def _int(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
-    return FieldSpec("int", required, allow_zero, help)
+# Whole numbers above this are not counts any model has, and lose precision as floats.
+LARGEST_COUNT = 2**53
 
 
-def _num(help: str, required: bool = False) -> FieldSpec:
-    return FieldSpec("number", required, False, help)
+def _int(help: str, required: bool = False, allow_zero: bool = False,
+         most: float | None = None, most_why: str = "") -> FieldSpec:
+    return FieldSpec("int", required, allow_zero, help, (), most, most_why)
 
 
-def _text(help: str, required: bool = False) -> FieldSpec:
-    return FieldSpec("text", required, False, help)
+def _num(help: str, required: bool = False, allow_zero: bool = False) -> FieldSpec:
+    return FieldSpec("number", required, allow_zero, help)
+
+
+def _text(help: str, required: bool = False, choices: tuple[str, ...] = ()) -> FieldSpec:
+    return FieldSpec("text", required, False, help, choices)
 
 
 MODEL_FIELDS: dict[str, FieldSpec] = {
@@ -43,14 +53,18 @@ MODEL_FIELDS: dict[str, FieldSpec] = {
     "hf_id": _text("the Hugging Face repository id, e.g. meta-llama/Llama-3.1-8B-Instruct"),
     "params": _num("total parameters from the model card (derived from the shape when absent)"),
     "active_params": _num("parameters active per token (MoE)"),
-    "num_hidden_layers": _int("transformer layers", True),
-    "hidden_size": _int("model width", True),
-    "num_attention_heads": _int("query heads", True),
+    "num_hidden_layers": _int("transformer layers", True, most=10_000,
+                      most_why="the deepest models have about 200 layers"),
+    "hidden_size": _int("model width", True, most=1_000_000,
+                      most_why="the widest models are about 20,000 wide"),
+    "num_attention_heads": _int("query heads", True, most=100_000,
+                      most_why="the largest models have about 128 query heads"),
     "num_key_value_heads": _int("key/value heads (GQA); equals the query heads when absent"),
     "head_dim": _int("per-head width when the config states it"),
     "intermediate_size": _int("FFN width (per expert for Mixtral and gpt-oss)", True),
     "intermediate_size_mlp": _int("dense-layer FFN width (Llama 4)"),
-    "vocab_size": _int("vocabulary / embedding rows", True),
+    "vocab_size": _int("vocabulary / embedding rows", True, most=10_000_000,
+                      most_why="the largest vocabularies have about 260,000 entries"),
     "tie_word_embeddings": FieldSpec("bool", help="true when input and output embeddings share"),
     "max_position_embeddings": _int("longest context the config allows"),
     "num_local_experts": _int("routed experts (Mixtral, gpt-oss, Llama 4)"),
@@ -161,9 +175,20 @@ GPU_FIELDS: dict[str, FieldSpec] = {
     "allreduce_latency_us": _num("small-message all-reduce latency inside the scale-up domain, "
                                  "microseconds"),
     "interconnect_source": _text("where scale_up_gb_s and allreduce_latency_us came from"),
-    "nvls_buffer_gib": _num("memory NCCL's NVLink SHARP (NVLS) buffers take per GPU when a "
-                            "tensor-parallel group of 8 or more GPUs uses them (NVSwitch "
-                            "systems of Hopper and later), GiB"),
+    "nvls_buffer_mib_per_rank": _num("NCCL's NVLink SHARP (NVLS) buffer per head of a "
+                                     "tensor-parallel group on NVSwitch GPUs (Hopper and "
+                                     "later): channels × 2 × chunk × steps, MiB; a GPU holds "
+                                     "one per rank of groups larger than 2"),
+    "compute_units": _num("streaming multiprocessors (NVIDIA) or compute units (AMD) the GPU "
+                          "has"),
+    "mla_decode_max_splits": _num("most workgroups the MLA decode kernel splits one sequence's "
+                                  "KV cache over (AMD CDNA, aiter's mla_decode_fwd: 16); given "
+                                  "where the kernel's occupancy limits decode attention"),
+    "mla_decode_split_overhead_tokens": _num("fixed cost of one KV split of the MLA decode "
+                                             "kernel, in KV tokens' worth of time (aiter: "
+                                             "84.1)"),
+    "attention_source": _text("where compute_units and the MLA decode kernel's figures came "
+                              "from"),
     "engine_small_defaults": _num("1 where vLLM keeps its smaller scheduler defaults (256 "
                                   "sequences, 2,048 batched tokens) although the GPU has "
                                   "≥ 70 GiB: the A100 (vLLM PR #17885)"),
@@ -178,9 +203,14 @@ GPU_FIELDS: dict[str, FieldSpec] = {
                                "compute_efficiency"),
 }
 
+SERVER_VENDORS = ("nvidia", "amd", "intel")
+FABRICS = ("ethernet", "infiniband")
+
 SERVER_FIELDS: dict[str, FieldSpec] = {
     "name": _text("display name"),
     "gpu": _text("the GPU id (catalogs/gpus.yaml) the server carries", True),
+    "vendor": _text("who makes the GPUs: nvidia, amd or intel (the GPU catalog's vendor)",
+                    choices=SERVER_VENDORS),
     "gpus_per_server": _int("GPUs in one server (or rack-scale unit)", True),
     "scale_up_gpus": _int("GPUs one tensor-parallel group may span (the NVLink domain); "
                           "default gpus_per_server"),
@@ -190,7 +220,20 @@ SERVER_FIELDS: dict[str, FieldSpec] = {
     "whole_rack": FieldSpec("bool", help="true when the unit is a rack of its own (GB200 "
                                          "NVL72): it brings its own power and cooling"),
     "price_date": _text("when the price was true, YYYY-MM", True),
-    "source": _text("where price, power and size come from", True),
+    "support_usd_per_gpu_year": _num("software subscription per GPU-year, USD: NVIDIA AI "
+                                     "Enterprise list ($4,500) where not bundled; 0 for AMD "
+                                     "(ROCm is free) and where the card bundles it (H100 "
+                                     "PCIe/NVL, H200 NVL); absent: the "
+                                     "support_usd_per_gpu_year assumption", allow_zero=True),
+    "fabric": _text("the scale-out network the server is costed with: ethernet (a front-end "
+                    "network; single-node inference, every replica inside one server) or "
+                    "infiniband (an 8-rail backend; replicas spanning servers)",
+                    choices=FABRICS),
+    "network_usd_per_server": _num("that network's cost per server, USD: switch share and "
+                                   "cables (the NICs are in price_usd)", allow_zero=True),
+    "lead_time_weeks": _num("weeks from order to delivery; absent: the lead_time_weeks "
+                            "assumption (which may be 0: in stock)"),
+    "source": _text("where price, power, size, support and network come from", True),
     "notes": _text("anything a reader should know"),
 }
 
@@ -204,13 +247,38 @@ WORKLOAD_FIELDS: dict[str, FieldSpec] = {
     "output_tokens": _int("output tokens per request", True),
     "ttft_s": _num("time-to-first-token target, seconds", True),
     "itl_s": _num("inter-token latency target, seconds", True),
+    "latency_percentile": _num("the percentile of tokens and requests the ttft_s and itl_s "
+                               "targets hold for (default 95; 50 is the median)"),
     "weights": FieldSpec("ids", help="allowed weight formats (default bf16, fp8)"),
     "kv": FieldSpec("ids", help="allowed KV-cache formats (default bf16, fp8)"),
     "gpus": FieldSpec("ids", help="allowed GPU ids (default: every GPU with a server)"),
     "spare_replicas": _int("replicas kept spare for failures and maintenance",
                            allow_zero=True),
+    "growth": FieldSpec("number", allow_zero=True, minimum=-1,
+                        help="growth of the peak rate per month, a fraction (0.08: 8 % a month; "
+                             "-0.05: 5 % fewer each month; at least -1); the purchase schedule "
+                             "compounds it, (1 + growth)^3 a quarter"),
+    "schedule": FieldSpec("numbers", help="peak rates of the quarters after the first, "
+                                          "requests/s, e.g. [30, 45, 60] (the first quarter's is "
+                                          "the workload's own peak, which the plan sizes; the "
+                                          "last holds to the horizon); instead of growth"),
     "source": _text("where the traffic shape and targets come from", True),
     "notes": _text("anything a reader should know"),
+}
+
+CLOUD_FIELDS: dict[str, FieldSpec] = {
+    "provider": _text("who rents it, e.g. aws, azure, gcp, coreweave, lambda", True),
+    "instance": _text("the instance type or node as the provider's price list names it", True),
+    "gpu": _text("the GPU id (catalogs/gpus.yaml) the instance carries", True),
+    "gpus_per_instance": _int("GPUs in one instance", True),
+    "on_demand_usd_per_hour": _num("on-demand price of one instance per hour, USD", True),
+    "reserved_1y_usd_per_hour": _num("price of one instance per hour with a 1-year commitment, "
+                                     "USD (no more than on-demand)", True),
+    "reserved_3y_usd_per_hour": _num("price of one instance per hour with a 3-year commitment, "
+                                     "USD (no more than the 1-year price)", True),
+    "price_date": _text("when the on-demand price was true, YYYY-MM", True),
+    "source": _text("where the prices come from and what it says", True),
+    "notes": _text("anything a reader should know: which prices are derived, and how"),
 }
 
 # Numeric fields the arithmetic reads; absent ones read as 0 like a blank spreadsheet cell.
@@ -225,6 +293,16 @@ def suggest_field(word: str, choices: list[str]) -> str:
     return f"did you mean '{close[0]}'?" if close else f"known fields: {', '.join(choices)}"
 
 
+def _shown(value: float) -> str:
+    """A number for a message: 12,825,600,000; 1e+30; 1e+400 (an int too large for a float)."""
+    if isinstance(value, int) and abs(value) >= 10**15:
+        digits = str(abs(value))
+        fraction = digits[1:3].rstrip("0")
+        return f"{'-' if value < 0 else ''}{digits[0]}{'.' + fraction if fraction else ''}" \
+               f"e+{len(digits) - 1}"
+    return f"{value:,}" if abs(value) < 1e15 else f"{value:.3g}"
+
+
 def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
     value = node.value
     if spec.kind == "text":
@@ -232,6 +310,10 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
             value = value.isoformat()  # YAML reads 2026-03-01 as a date
         if not isinstance(value, str) or not value.strip():
             raise CatalogError(loc, f"must be text, got {value!r}", "write it as a quoted string")
+        if spec.choices and value not in spec.choices:
+            close = difflib.get_close_matches(value.lower(), spec.choices, n=1)
+            raise CatalogError(loc, f"must be one of {', '.join(spec.choices)}, got {value!r}",
+                               f"did you mean '{close[0]}'?" if close else spec.help)
         return value
     if spec.kind == "bool":
         if not isinstance(value, bool):
@@ -239,6 +321,8 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
         return value
     if spec.kind in ("layers", "pattern"):
         return value  # checked with the rest of the entry
+    if spec.kind == "numbers":
+        return _numbers(spec, value, loc)
     if spec.kind == "ids":
         items = value if isinstance(value, list) else None
         if not items or not all(isinstance(i.value, str) for i in items):
@@ -252,13 +336,46 @@ def check_value(spec: FieldSpec, node: Node, loc: Location) -> object:
         raise CatalogError(loc, "is NaN (not a number)", f"expected {spec.help}")
     if isinstance(value, float) and math.isinf(value):
         raise CatalogError(loc, "is infinite", f"expected a finite {spec.help}")
-    if value < 0:
+    if spec.minimum is not None and value < spec.minimum:
+        raise CatalogError(loc, f"must be at least {spec.minimum:g}, got {value}",
+                           f"expected {spec.help}")
+    if value < 0 and spec.minimum is None:
         raise CatalogError(loc, f"must not be negative, got {value}", f"expected {spec.help}")
     if value == 0 and not spec.allow_zero:
         raise CatalogError(loc, "must be greater than 0, got 0",
                            f"expected {spec.help}; leave the field out if it does not apply")
+    if spec.most is not None and value > spec.most:
+        raise CatalogError(loc, f"{_shown(value)} is beyond any real model: at most "
+                           f"{spec.most:,.0f} ({spec.most_why})",
+                           f"expected {spec.help}; check the value")
     if spec.kind == "int":
         if isinstance(value, float) and not value.is_integer():
             raise CatalogError(loc, f"must be a whole number, got {value}", f"expected {spec.help}")
+        if value > LARGEST_COUNT:
+            raise CatalogError(loc, f"{_shown(value)} is too large for a count (at most 2^53)",
+                               f"expected {spec.help}; check the value")
         return int(value)
     return value
+
+
+def _numbers(spec: FieldSpec, value: object, loc: Location) -> list[float | int]:
+    """A non-empty list of positive numbers; a bad item is located at its own line."""
+    items = value if isinstance(value, list) else None
+    if not items:
+        raise CatalogError(loc, f"must be a non-empty list of numbers, got {value!r}",
+                           f"e.g. [30, 45, 60]; {spec.help}")
+    out: list[float | int] = []
+    for i, item in enumerate(items, start=1):
+        number = item.value if isinstance(item, Node) else item
+        where = (Location(loc.path, item.line, entry=loc.entry, field=loc.field)
+                 if isinstance(item, Node) and item.line else loc)
+        if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(
+                number):
+            raise CatalogError(where, f"entry {i} must be a number, got {number!r}",
+                               f"expected {spec.help}")
+        if number <= 0:
+            raise CatalogError(where, f"entry {i} must be greater than 0, got {number}",
+                               "a peak rate in requests/s; a quarter with no traffic still "
+                               "needs a rate above 0")
+        out.append(number)
+    return out

@@ -52,6 +52,7 @@ class Grid:
     axes: dict[str, list]
     view: View
     skipped: dict[str, int] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # axis -> its line in the file
 
     def size(self) -> int:
         n = 1
@@ -136,15 +137,42 @@ def load_grid(path: Path | str, models: Catalog, gpus: Catalog) -> Grid:
         "prompt": _positive_ints(b["prompt"], path, "prompt") if "prompt" in b else [2048],
         "output": _positive_ints(b["output"], path, "output") if "output" in b else [512],
     }
+    lines = {"grid": body.line, **{key: node.line for key, node in b.items()}}
+    check_not_empty(Grid(path, axes, None, lines=lines), models, gpus)  # type: ignore[arg-type]
     view = _load_view(root.value.get("view"), path, axes, models, gpus)
-    return Grid(path, axes, view)
+    return Grid(path, axes, view, lines=lines)
+
+
+def check_not_empty(grid: Grid, models: Catalog, gpus: Catalog) -> None:
+    """Refuse a grid every configuration of which is left out (say tp: [3], which no model's
+    heads split): there would be nothing to build. Says why each model × GPU × TP goes."""
+    a = grid.axes
+    if count_valid(grid, models, gpus):
+        return
+    why = []
+    for model_id, gpu_id, tp in itertools.product(a["models"], a["gpus"], a["tp"]):
+        problem = tp_problem(models.entries[model_id], tp)
+        if problem is None:
+            per_node = int(gpus.entries[gpu_id].number("gpus_per_node"))
+            problem = f"TP {tp} exceeds the {per_node} GPUs per node of {gpu_id}"
+        why.append(problem)
+    shown = sorted(set(why))
+    more = f"; and {len(shown) - 3} more" if len(shown) > 3 else ""
+    raise CatalogError(Location(grid.path, grid.lines.get("tp", grid.lines.get("grid")),
+                                entry="grid", field="tp"),
+                       f"the grid yields no configuration, so there is nothing to build: every "
+                       f"model × GPU × TP is left out ({'; '.join(shown[:3])}{more})",
+                       "use TP degrees that divide the models' attention heads and fit the "
+                       "GPUs per node, e.g. tp: [1, 8]")
 
 
 def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Catalog,
                gpus: Catalog) -> View:
     defaults = {
         "model": axes["models"][0], "gpu": axes["gpus"][0], "weights": axes["weights"][0],
-        "kv": axes["kv"][0], "tp": max(axes["tp"]), "batch": max(axes["batch"]),
+        "kv": axes["kv"][0], "tp": max([tp for tp in axes["tp"] if skip_reason(
+            models, gpus, axes["models"][0], axes["gpus"][0], tp) is None] or [1]),
+        "batch": max(axes["batch"]),
         "prompt": axes["prompt"][0], "context": axes["context"][0],
         "contexts": sorted(set(axes["context"]) | {4096, 8192, 32768, 131072}),
         "concurrency": [1, 4, 16, 64, 256],
@@ -170,6 +198,11 @@ def _load_view(node: Node | None, path: Path, axes: dict[str, list], models: Cat
             values[key] = _positive_ints(child, path, key, "view")
         else:
             values[key] = _positive_ints(child, path, key, "view")[0]
+    if "tp" in node.value:
+        problem = tp_problem(models.entries[str(values["model"])], int(values["tp"]))  # type: ignore[call-overload]
+        if problem:
+            raise CatalogError(Location(path, node.value["tp"].line, entry="view", field="tp"),
+                               problem)
     return _view(values)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.errors import CatalogError, Location
-from planner.inputs.entries import Model
+from planner.inputs.entries import Entry, Model
 from planner.inputs.fields import (
     LAYER_PATTERN_FIELDS,
     LAYER_TYPES,
@@ -19,6 +19,17 @@ from planner.inputs.fields import (
     suggest_field,
 )
 from planner.inputs.yamlsource import Node
+
+# the fields that count a model's routed experts; a config uses one of them (Mixtral, gpt-oss and
+# Llama 4 num_local_experts, Qwen MoE num_experts, DeepSeek, Kimi and GLM n_routed_experts)
+ROUTED_EXPERT_FIELDS = ("num_local_experts", "num_experts", "n_routed_experts")
+
+
+def model_class(model: Entry) -> str:
+    """The model's class for the measured accuracy (catalogs/measured-accuracy.yaml): "moe"
+    where the catalog model has routed experts, "dense" otherwise. Engines serve the two at
+    different shares of the planner's speed, so a dense model's margin is not an MoE's."""
+    return "moe" if any(model.number(f) > 0 for f in ROUTED_EXPERT_FIELDS) else "dense"
 
 
 def _layer_counts(entry: Model, layers_value: object) -> dict[str, int]:
@@ -62,13 +73,11 @@ def _check_model_shape(model: Model) -> None:
             if not model.number(name):
                 raise CatalogError(model.locate("kv_lora_rank"),
                                    f"an MLA model (kv_lora_rank) also needs {name}")
-    named = [f for f in ("num_local_experts", "num_experts", "n_routed_experts")
-             if model.number(f)]
+    named = [f for f in ROUTED_EXPERT_FIELDS if model.number(f)]
     if len(named) > 1:  # the arithmetic adds them up: two would count the experts twice
         raise CatalogError(model.locate(named[1]), f"conflicts with {named[0]}: both count the "
                            "routed experts", f"keep one of {', '.join(named)}")
-    experts = sum(int(model.number(f)) for f in ("num_local_experts", "num_experts",
-                                                  "n_routed_experts"))
+    experts = sum(int(model.number(f)) for f in ROUTED_EXPERT_FIELDS)
     if experts:
         k = model.number("num_experts_per_tok")
         if not k or k > experts:

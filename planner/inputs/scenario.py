@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, fields
 
-from planner.errors import ArgumentError
+from planner.errors import ArgumentError, LocatedError
 from planner.inputs.entries import Catalog, Entry, Gpu, Model
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 
@@ -60,6 +60,14 @@ def check_scenario(s: Scenario, models: Catalog, gpus: Catalog) -> tuple[Model, 
     problem = tp_problem(model, s.tp)
     if problem:
         raise ArgumentError(f"--tp {s.tp}: {problem}")
+    limit = int(model.number("max_position_embeddings"))
+    if s.output > 0 and limit and s.prompt + s.output > limit:
+        raise LocatedError(model.locate("max_position_embeddings"),
+                           f"--prompt {s.prompt:,} + --output {s.output:,} = "
+                           f"{s.prompt + s.output:,} tokens is beyond {s.model}'s context limit "
+                           f"of {limit:,} tokens (max_position_embeddings)",
+                           "shorten the prompt or the output; a request longer than the "
+                           "model's context cannot be served")
     return model, gpu
 
 
@@ -76,3 +84,21 @@ def tp_problem(model: Entry, tp: int) -> str | None:
         return (f"{model.id} has {kv} KV heads, which neither divide evenly over {tp} ranks "
                 "nor replicate evenly")
     return None
+
+
+def check_request_within_context(s: Scenario, prompt_given: bool) -> None:
+    """Refuse a request longer than the context it is sized for: --prompt + --output above
+    --context (when an output or a prompt was given), since the KV cache holds `context`
+    tokens per sequence and the request would not fit it."""
+    if s.output > 0 and s.prompt + s.output > s.context:
+        raise ArgumentError(f"--prompt {s.prompt:,} + --output {s.output:,} = "
+                            f"{s.prompt + s.output:,} tokens is beyond --context {s.context:,}: "
+                            "each sequence's KV cache holds --context tokens, so the request "
+                            f"would not fit; give --context {s.prompt + s.output} or more (or "
+                            "leave it out: it defaults to prompt + output), or shorten the "
+                            "prompt or output")
+    if prompt_given and s.prompt > s.context:
+        raise ArgumentError(f"--prompt {s.prompt:,} is beyond --context {s.context:,}: the "
+                            f"prompt would not fit the KV cache; give --context {s.prompt} or "
+                            "more, or a shorter prompt")
+

@@ -86,9 +86,20 @@ def line_of(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
+# The largest YAML file read: the shipped catalogs are under 0.3 MB, and PyYAML composes about
+# 1 MB a second with line numbers, so a larger file is a mistake (a dump, a log) or minutes.
+MAX_YAML_BYTES = 20_000_000
+
+
 def load_yaml(path: Path, what: str) -> Node:
     """Parse `path`; `what` names the expected content for messages ("a model catalog")."""
     try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES and path.is_file():
+            raise CatalogError(Location(path), f"is {size / 1e6:,.1f} MB, more than the "
+                               f"{MAX_YAML_BYTES / 1e6:.0f} MB a YAML input may be",
+                               f"pass {what}: catalogs are well under 1 MB; split the file or "
+                               "remove what the planner does not read")
         raw = path.read_bytes()
     except FileNotFoundError:
         raise CatalogError(Location(path), "file not found",

@@ -193,6 +193,9 @@ def evaluate_column(e: Expr, env: ColumnEnv, rows: list[int] | None = None) -> C
         return _func_column(e, env, rows, n)  # type: ignore[arg-type]
     if t is Memo:
         return env.memo(e, rows)  # type: ignore[arg-type]
+    column = getattr(e, "column", None)  # a leaf that evaluates its own column (model.perop)
+    if column is not None:
+        return column(env, rows)  # type: ignore[no-any-return]
     raise TypeError(f"cannot evaluate {t.__name__} by columns")
 
 

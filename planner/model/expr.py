@@ -34,6 +34,7 @@ class XlError:
 
 DIV0 = XlError("#DIV/0!")
 VALUE_ERROR = XlError("#VALUE!")
+NUM_ERROR = XlError("#NUM!")
 
 
 class Env(Protocol):
@@ -342,6 +343,7 @@ FUNCTIONS: dict[str, Callable[[list[Value]], Value]] = {
     "AND": _logical(all),
     "OR": _logical(any),
     "NOT": lambda args: args[0] if isinstance(args[0], XlError) else not args[0],
+    "LN": _reduce(lambda x: math.log(x) if x > 0 else NUM_ERROR),
 }
 
 
@@ -391,6 +393,11 @@ def NOT(arg: object) -> Expr:  # noqa: N802
 
 def OR(*args: object) -> Expr:  # noqa: N802
     return Func("OR", tuple(lift(a) for a in args))
+
+
+def LN(arg: object) -> Expr:  # noqa: N802
+    """The natural logarithm; #NUM! for zero or a negative number, as spreadsheets give."""
+    return Func("LN", (lift(arg),))
 
 
 class DictEnv:

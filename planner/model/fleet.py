@@ -13,7 +13,7 @@ Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
 
 from __future__ import annotations
 
-from planner.model.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
+from planner.model.expr import AND, IF, INT, LN, MAX, MIN, NOT, Expr, Ref
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.model.quantity import Quantity, a, e, m, q, v
 from planner.model.speed_quantities import allreduce_seconds
@@ -30,6 +30,18 @@ def w(name: str) -> Ref:
 
 def srv(name: str) -> Ref:
     return Ref("server", name)
+
+
+def cloud(name: str) -> Ref:
+    """A field of the cheapest cloud offer for the row's GPU (catalogs/clouds.yaml), or
+    ``offer_exists`` (1 where the GPU has one)."""
+    return Ref("cloud", name)
+
+
+def measured(name: str) -> Ref:
+    """The planner's measured speed error for the row's GPU, engine and model class
+    (catalogs/measured-accuracy.yaml): a value the Fleet sheet holds as an input."""
+    return Ref("measured", name)
 
 
 def _ceil(x: Expr) -> Expr:
@@ -51,6 +63,19 @@ FLEET_QUANTITIES: list[Quantity] = [
              IF(w("rate_rps") > 0, w("rate_rps"),
                 w("tokens_per_day") / 86400 / (_P + _O) * MAX(1, w("peak_to_average"))),
              "rate_rps, or tokens per day / 86,400 / (prompt + output) × peak-to-average"),
+    Quantity("latency_percentile_used", "Latency percentile of the targets", "fraction",
+             IF(w("latency_percentile") > 0, w("latency_percentile"), 95) / 100,
+             "the workload's latency_percentile ÷ 100 (95 when not given): the targets hold for "
+             "this share of tokens and requests", display="ratio"),
+    Quantity("speed_ratio_applied", "Measured speed error applied", "ratio",
+             IF(a("speed_basis").eq("model"), 1, measured("speed_ratio")),
+             "speed_basis measured: the median planner ÷ published serving speed measured for "
+             "this GPU, engine and model class (1 where none was measured); model: 1. Every "
+             "time below is the model's time × this ratio", display="ratio"),
+    Quantity("itl_budget_model", "ITL target in the model's time", "s",
+             w("itl_s") / q("speed_ratio_applied"),
+             "ITL target ÷ measured speed error: the step time the model may predict",
+             display="seconds"),
     Quantity("bandwidth_achieved", "Achieved bandwidth per GPU", "B/s",
              q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used"),
              "bandwidth × bandwidth efficiency", display="rate"),
@@ -69,23 +94,23 @@ FLEET_QUANTITIES: list[Quantity] = [
              display="seconds"),
     Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
              "sequences",
-             (w("itl_s") - q("step_fixed_seconds") - q("weights_read_seconds"))
+             (q("itl_budget_model") - q("step_fixed_seconds") - q("weights_read_seconds"))
              / q("step_seconds_per_sequence"),
-             "(ITL target − fixed − weights / TP / bandwidth) / per-sequence time"),
+             "(ITL budget − fixed − weights / TP / bandwidth) / per-sequence time"),
     Quantity("batch_memory_routed", "Batch at the ITL target (memory, routed experts)",
              "sequences",
              IF(m("experts") > 0,
-                (w("itl_s") - q("step_fixed_seconds")
+                (q("itl_budget_model") - q("step_fixed_seconds")
                  - (q("weight_bytes") - q("expert_weight_bytes")) / _tp / q("bandwidth_achieved"))
                 / (q("expert_weight_bytes") * m("num_experts_per_tok") / m("experts") / _tp
                    / q("bandwidth_achieved") + q("step_seconds_per_sequence")), 0),
              "MoE: each sequence reads at most its top-k experts; a bound that never "
              "overstates the batch"),
     Quantity("batch_compute", "Batch at the ITL target (compute)", "sequences",
-             (w("itl_s") - q("step_fixed_seconds"))
+             (q("itl_budget_model") - q("step_fixed_seconds"))
              / (q("serving_flops_per_sequence") / _tp / q("compute_achieved")
                 + q("step_seconds_per_sequence")),
-             "(ITL target − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
+             "(ITL budget − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
              "time)"),
     Quantity("batch_for_itl", "Largest batch meeting the ITL target", "sequences",
              INT(MIN(MAX(q("batch_memory_all_experts"), q("batch_memory_routed")),
@@ -95,54 +120,139 @@ FLEET_QUANTITIES: list[Quantity] = [
              MAX(1, MIN(q("batch_for_itl"), q("max_sequences"), q("max_num_seqs_effective"))),
              "the ITL batch capped by the sequences of prompt + output that fit and the "
              "engine's max_num_seqs (at least 1)", kind="int"),
-    Quantity("itl_seconds", "Inter-token latency", "s", q("tpot_seconds"),
-             "time per output token at the chosen batch", display="seconds"),
+    Quantity("itl_seconds", "Inter-token latency, mean", "s",
+             q("tpot_seconds") * q("speed_ratio_applied"),
+             "time per output token at the chosen batch (prefill spread over the decode steps) "
+             "× measured speed error", display="seconds"),
     Quantity("requests_per_second_per_replica", "Requests per replica", "requests/s",
-             q("batch_chosen") / (_O * q("tpot_seconds")),
-             "batch / (output tokens × time per output token) (Little's law)"),
+             q("batch_chosen") / (_O * q("itl_seconds")),
+             "batch / (output tokens × mean inter-token latency) (Little's law)"),
     Quantity("replicas_for_rate", "Replicas for the peak rate", "replicas",
              _ceil(q("rate_requests_per_second")
                    / (q("requests_per_second_per_replica") * a("target_utilisation"))),
              "peak rate / (requests per replica × target utilisation), rounded up", kind="int"),
-    Quantity("prefill_rate_limit", "Arrivals per replica meeting the TTFT target",
+    Quantity("decode_step_no_prefill_seconds", "Decode step carrying no prompt", "s",
+             (q("tpot_seconds") - IF(_O > 0, q("prefill_per_step_seconds"), 0))
+             * q("speed_ratio_applied"),
+             "time per output token less the prefill it carries on average, × measured speed "
+             "error: the gap between tokens when no prompt is being processed",
+             display="seconds"),
+    Quantity("prefill_chunk_tokens", "Prompt tokens per prefill step", "tokens",
+             MAX(1, q("max_num_batched_tokens_effective")
+                 - IF(e("mixes_prefill"), q("batch_chosen"), 0)),
+             "the engine's token budget per step (max_num_batched_tokens, SGLang's chunked "
+             "prefill size), less the running sequences' decode tokens where prompt chunks ride "
+             "in decode steps", kind="int"),
+    Quantity("prefill_chunks_per_prompt", "Prefill steps per prompt", "steps",
+             _ceil(_P / q("prefill_chunk_tokens")),
+             "prompt tokens / tokens per prefill step, rounded up", kind="int"),
+    Quantity("prefill_chunk_seconds", "Prefill work in one prefill step", "s",
+             (q("prefill_interleaved_seconds") * MIN(_P, q("prefill_chunk_tokens")) / _P
+              + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds")))
+             * q("speed_ratio_applied"),
+             "one chunk's share of the prompt's prefill (× measured speed error); where the "
+             "engine runs prefill as a pass of its own (SGLang by default) the pass also pays "
+             "its fixed cost and a read of the weights", display="seconds"),
+    Quantity("prefill_gap_seconds", "Gap between tokens when a prompt is processed", "s",
+             q("decode_step_no_prefill_seconds") + q("prefill_chunk_seconds"),
+             "a decode step + the prefill chunk it carries (mixed steps), or a decode step + a "
+             "prefill pass that stalls every running sequence (prefill apart)",
+             display="seconds"),
+    Quantity("ttft_no_queue_seconds", "Time to first token with no queue", "s",
+             q("prefill_chunks_per_prompt") * IF(e("mixes_prefill"), q("prefill_gap_seconds"),
+                                                 q("prefill_chunk_seconds")),
+             "prefill steps per prompt × the step each takes: a decode step with its chunk "
+             "(mixed), or a prefill pass (prefill apart)", display="seconds"),
+    Quantity("prefill_service_seconds", "GPU time a prompt's prefill occupies", "s",
+             q("ttft_no_queue_seconds") * MIN(_P, q("prefill_chunk_tokens"))
+             / q("prefill_chunk_tokens"),
+             "its prefill steps, with prompts shorter than a step's budget sharing one step "
+             "(× prompt / budget): the service time τ of the queue of waiting prompts",
+             display="seconds"),
+    Quantity("itl_tail_rate_limit", "Arrivals per replica keeping prompt gaps out of the tail",
              "requests/s",
-             IF(w("ttft_s") > q("prefill_seconds"),
-                (2 * w("ttft_s") / q("prefill_seconds") - 2)
-                / ((2 * w("ttft_s") / q("prefill_seconds") - 1) * q("prefill_seconds")), 0),
-             "M/D/1 on prefill (service D): mean wait D + λD²/(2(1−λD)) ≤ target solved for λ: "
-             "(2r − 2)/((2r − 1)D) with r = target / D; 0 when prefill alone misses it"),
-    Quantity("replicas_for_ttft", "Replicas for the TTFT target", "replicas",
-             IF(q("prefill_rate_limit") > 0,
-                _ceil(q("rate_requests_per_second") / q("prefill_rate_limit")), 0),
-             "peak rate / arrivals per replica meeting the TTFT target, rounded up", kind="int"),
+             (1 - q("latency_percentile_used"))
+             / (q("prefill_chunks_per_prompt") * q("itl_seconds")),
+             "at most 1 − percentile of inter-token gaps may carry a prompt: arrivals × prefill "
+             "steps per prompt × mean gap ≤ 1 − percentile"),
+    Quantity("replicas_for_itl_tail", "Replicas for the ITL percentile", "replicas",
+             IF(q("prefill_gap_seconds") > w("itl_s"),
+                _ceil(q("rate_requests_per_second") / q("itl_tail_rate_limit")), 0),
+             "where a gap carrying a prompt breaks the ITL target: peak rate / arrivals per "
+             "replica keeping such gaps out of the percentile, rounded up", kind="int"),
+    Quantity("ttft_wait_budget_seconds", "Time a prompt may wait for prefill", "s",
+             w("ttft_s") - q("latency_percentile_used") * q("itl_seconds")
+             - q("ttft_no_queue_seconds"),
+             "TTFT target − the running step it arrives into (percentile × mean gap) − prefill "
+             "with no queue", display="seconds"),
+    Quantity("ttft_load_limit", "Prefill load meeting the TTFT percentile", "fraction",
+             IF(q("ttft_wait_budget_seconds") > 0,
+                MIN(0.99, (1 + 2 * q("ttft_wait_budget_seconds") / q("prefill_service_seconds"))
+                    / (1 / (1 - q("latency_percentile_used"))
+                       + 2 * q("ttft_wait_budget_seconds") / q("prefill_service_seconds"))), 0),
+             "the prefill load ρ whose M/D/1 tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) stays within "
+             "the wait budget b, from ln x ≤ x − 1 (so never overstated): ρ ≤ (1 + 2b/τ) / "
+             "(1/(1 − p) + 2b/τ), at most 0.99; 0 when prefill alone misses", display="ratio"),
+    Quantity("replicas_for_ttft", "Replicas for the TTFT percentile", "replicas",
+             IF(q("ttft_load_limit") > 0,
+                _ceil(q("rate_requests_per_second") * q("prefill_service_seconds")
+                      / q("ttft_load_limit")), 0),
+             "peak rate × prefill service time / prefill load limit, rounded up", kind="int"),
     Quantity("serving_replicas", "Serving replicas", "replicas",
-             MAX(1, q("replicas_for_rate"), q("replicas_for_ttft")),
-             "the more of the two, at least one", kind="int"),
+             MAX(1, q("replicas_for_rate"), q("replicas_for_ttft"), q("replicas_for_itl_tail")),
+             "the most of the three, at least one", kind="int"),
     Quantity("replicas", "Replicas (spares included)", "replicas",
              q("serving_replicas") + w("spare_replicas"), "serving replicas + spares",
              kind="int"),
     Quantity("capacity_requests_per_second", "Served capacity", "requests/s",
              q("serving_replicas") * q("requests_per_second_per_replica"),
              "serving replicas × requests per replica (spares not counted)"),
-    Quantity("ttft_queued_seconds", "Time to first token, queued", "s",
-             IF(q("rate_requests_per_second") / q("serving_replicas") * q("prefill_seconds") < 1,
-                q("prefill_seconds") + q("rate_requests_per_second") / q("serving_replicas")
-                * q("prefill_seconds") ** 2
-                / (2 * (1 - q("rate_requests_per_second") / q("serving_replicas")
-                        * q("prefill_seconds"))), 1e9),
-             "M/D/1 mean: D + λD²/(2(1 − λD)) with λ the peak rate per serving replica",
+    Quantity("arrivals_per_replica", "Peak arrivals per serving replica", "requests/s",
+             q("rate_requests_per_second") / q("serving_replicas"),
+             "peak rate / serving replicas"),
+    Quantity("prefill_load", "Share of a replica's time serving prompts", "fraction",
+             q("arrivals_per_replica") * q("prefill_service_seconds"),
+             "arrivals per replica × prefill service time (ρ of the prefill queue)",
+             display="ratio"),
+    Quantity("prompt_gap_share", "Share of token gaps carrying a prompt", "fraction",
+             MIN(1, q("arrivals_per_replica") * q("prefill_chunks_per_prompt")
+                 * q("itl_seconds")),
+             "arrivals per replica × prefill steps per prompt × mean gap", display="ratio"),
+    Quantity("itl_percentile_seconds", "Inter-token latency at the percentile", "s",
+             IF(q("prompt_gap_share") > 1 - q("latency_percentile_used"),
+                MAX(q("prefill_gap_seconds"), q("itl_seconds")),
+                q("decode_step_no_prefill_seconds")),
+             "where more than 1 − percentile of gaps carry a prompt, the gap carrying one (the "
+             "mean gap when prompts arrive so often that steps carry several), else a decode "
+             "step with no prompt", display="seconds"),
+    Quantity("ttft_mean_seconds", "Time to first token, mean", "s",
+             IF(q("prefill_load") < 1,
+                q("itl_seconds") / 2 + q("ttft_no_queue_seconds")
+                + q("prefill_load") * q("prefill_service_seconds")
+                / (2 * (1 - q("prefill_load"))), 1e9),
+             "half a running step + prefill with no queue + the M/D/1 mean wait ρτ/(2(1 − ρ))",
+             display="seconds"),
+    Quantity("ttft_percentile_seconds", "Time to first token at the percentile", "s",
+             IF(q("prefill_load") < 1,
+                q("latency_percentile_used") * q("itl_seconds") + q("ttft_no_queue_seconds")
+                + IF(q("prefill_load") > 1 - q("latency_percentile_used"),
+                     LN(q("prefill_load") / (1 - q("latency_percentile_used")))
+                     * q("prefill_service_seconds") / (2 * (1 - q("prefill_load"))), 0), 1e9),
+             "the running step it arrives into (percentile × mean gap) + prefill with no queue "
+             "+ the M/D/1 exponential tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) (0 when ρ ≤ 1 − p)",
              display="seconds"),
     Quantity("fits_workload", "A sequence of prompt + output fits", "",
              AND(q("max_sequences") >= 1, q("context_supported")),
              "at least one sequence of prompt + output tokens fits, within the model's context "
              "limit", kind="bool"),
     Quantity("meets_itl", "Meets the ITL target", "",
-             AND(q("batch_for_itl") >= 1, q("itl_seconds") <= w("itl_s")),
-             "batch 1 or more meets the target and the time per output token is within it",
+             AND(q("batch_for_itl") >= 1, q("itl_seconds") <= w("itl_s"),
+                 q("itl_percentile_seconds") <= w("itl_s")),
+             "batch 1 or more meets the target, and the mean and percentile gaps are within it",
              kind="bool"),
     Quantity("meets_ttft", "Meets the TTFT target", "",
-             q("ttft_queued_seconds") <= w("ttft_s"), "queued TTFT within the target",
-             kind="bool"),
+             q("ttft_percentile_seconds") <= w("ttft_s"), "TTFT at the percentile within the "
+             "target", kind="bool"),
     Quantity("meets_targets", "Meets every target", "",
              AND(q("fits_workload"), q("meets_itl"), q("meets_ttft")),
              "fits, meets ITL and meets TTFT", kind="bool"),
@@ -152,35 +262,68 @@ FLEET_QUANTITIES: list[Quantity] = [
              "the first target missed: memory, itl or ttft (none when all are met)",
              kind="text"),
     Quantity("target_miss_ratio", "Worst achieved ÷ target", "ratio",
-             MAX(q("itl_seconds") / w("itl_s"), q("ttft_queued_seconds") / w("ttft_s"),
-                 IF(q("fits_workload"), 0, 99)),
-             "the larger of ITL ÷ target and TTFT ÷ target (99 when nothing fits)",
+             MAX(q("itl_percentile_seconds") / w("itl_s"),
+                 q("ttft_percentile_seconds") / w("ttft_s"), IF(q("fits_workload"), 0, 99)),
+             "the larger of ITL ÷ target and TTFT ÷ target at the percentile (99 when nothing "
+             "fits)",
              display="ratio"),
-    Quantity("gpus", "GPUs", "GPUs", q("replicas") * _tp, "replicas × TP", kind="int"),
+    Quantity("gpus", "GPUs running the replicas", "GPUs", q("replicas") * _tp,
+             "replicas (spares included) × TP", kind="int"),
     Quantity("replicas_per_server", "Replicas per server", "replicas",
              INT(srv("gpus_per_server") / _tp),
              "whole TP groups in one server (a group never spans servers)", kind="int"),
-    Quantity("servers", "Servers", "servers",
+    Quantity("servers_for_replicas", "Servers holding the replicas", "servers",
              _ceil(q("replicas") / q("replicas_per_server")),
              "replicas / replicas per server, rounded up", kind="int"),
+    Quantity("servers", "Servers bought", "servers",
+             MAX(q("servers_for_replicas"),
+                 IF(a("redundancy").eq("n+1"),
+                    _ceil(q("serving_replicas") / q("replicas_per_server")) + 1, 0)),
+             "the servers holding the replicas; under redundancy n+1 at least one server more "
+             "than the serving replicas need, so the peak rate is still carried with any one "
+             "server down (spares sit in another server)", kind="int"),
+    Quantity("gpus_bought", "GPUs bought", "GPUs", q("servers") * srv("gpus_per_server"),
+             "servers × GPUs per server: what the order buys", kind="int"),
+    Quantity("replicas_installed", "Replicas the servers hold", "replicas",
+             q("servers") * q("replicas_per_server"),
+             "servers × replicas per server: GPUs a server leaves free run extra replicas, "
+             "headroom at no cost", kind="int"),
+    Quantity("extra_replicas", "Extra replicas in GPUs already bought", "replicas",
+             q("replicas_installed") - q("replicas"),
+             "replicas the servers hold − replicas planned", kind="int"),
+    Quantity("idle_gpus", "GPUs bought that no replica uses", "GPUs",
+             q("gpus_bought") - q("replicas_installed") * _tp,
+             "GPUs bought − replicas the servers hold × TP (a TP group needs its GPUs in one "
+             "server)", kind="int"),
+    Quantity("survives_server_loss", "Peak rate carried with one server down", "",
+             (q("servers") - 1) * q("replicas_per_server") >= q("serving_replicas"),
+             "(servers − 1) × replicas per server ≥ serving replicas", kind="bool"),
     Quantity("servers_per_rack", "Servers per rack", "servers",
              MIN(INT(a("rack_units_per_rack") / srv("rack_units")),
                  INT(a("rack_power_kw") / srv("power_kw"))),
              "the fewer of rack units ÷ server height and rack power ÷ server power",
              kind="int"),
-    Quantity("racks", "Racks", "racks",
+    Quantity("racks", "Racks (this workload alone)", "racks",
              IF(srv("whole_rack"), q("servers"),
                 _ceil(q("servers") / MAX(1, q("servers_per_rack")))),
              "servers / servers per rack, rounded up (a rack-scale unit is its own rack)",
              kind="int"),
+    Quantity("rack_share", "Share of racks (packed with the fleet)", "racks",
+             IF(srv("whole_rack"), q("servers"), q("servers") / MAX(1, q("servers_per_rack"))),
+             "servers / servers per rack, not rounded: the fleet's racks are its workloads' "
+             "shares added up and rounded up once", display="ratio"),
     Quantity("it_power_w", "IT power (maximum)", "W", q("servers") * srv("power_kw") * 1000,
              "servers × maximum server power"),
     Quantity("facility_power_w", "Facility power", "W", q("it_power_w") * a("pue"),
              "IT power × PUE"),
-    Quantity("capex_usd", "Capex", "USD",
-             q("servers") * srv("price_usd") / (1 - a("network_share_of_capex")),
-             "servers × server price, grossed up so the network is network_share_of_capex of "
-             "the total", display="usd"),
+    Quantity("server_capex_usd", "Servers", "USD", q("servers") * srv("price_usd"),
+             "servers × server price", display="usd"),
+    Quantity("network_capex_usd", "Network", "USD",
+             q("servers") * srv("network_usd_per_server"),
+             "servers × network cost per server (its fabric's switch share and cables)",
+             display="usd"),
+    Quantity("capex_usd", "Capex", "USD", q("server_capex_usd") + q("network_capex_usd"),
+             "servers + network", display="usd"),
     Quantity("energy_usd_per_year", "Energy per year", "USD",
              q("it_power_w") / 1000 * a("average_power_share") * a("pue") * HOURS_PER_YEAR
              * a("electricity_usd_per_kwh"),
@@ -189,8 +332,9 @@ FLEET_QUANTITIES: list[Quantity] = [
              q("it_power_w") / 1000 * a("colocation_usd_per_kw_month") * 12,
              "IT kW × colocation price per kW-month × 12", display="usd"),
     Quantity("support_usd_per_year", "Software and support per year", "USD",
-             q("gpus") * a("support_usd_per_gpu_year"), "GPUs × support per GPU-year",
-             display="usd"),
+             q("gpus_bought") * srv("support_usd_per_gpu_year"),
+             "GPUs bought × the server's support per GPU-year (NVIDIA AI Enterprise where not "
+             "bundled, 0 for AMD)", display="usd"),
     Quantity("opex_usd_per_year", "Opex per year", "USD",
              q("energy_usd_per_year") + q("colocation_usd_per_year")
              + q("support_usd_per_year"), "energy + colocation + support", display="usd"),
@@ -203,9 +347,10 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("tco_usd", "TCO over the amortisation period", "USD",
              q("capex_usd") + q("opex_usd_per_year") * q("present_value_factor"),
              "capex + opex × present-value factor (discounted at discount_rate)", display="usd"),
-    Quantity("annual_cost_usd", "Equivalent annual cost", "USD",
+    Quantity("annual_cost_usd", "Owned, equivalent annual cost", "USD",
              q("capex_usd") / q("present_value_factor") + q("opex_usd_per_year"),
-             "capex spread as an annuity (PMT) + opex", display="usd"),
+             "capex spread as an annuity at discount_rate over amortisation_years (PMT) + opex: "
+             "owning on the same yearly basis as renting", display="usd"),
     Quantity("prefill_time_share", "Share of GPU time on prefill", "fraction",
              q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds"),
              "interleaved prefill time ÷ time per output token", display="ratio"),
@@ -222,16 +367,52 @@ FLEET_QUANTITIES: list[Quantity] = [
              / (q("average_requests_per_second") * _P * SECONDS_PER_YEAR) * MILLION,
              "annual cost × prefill share of GPU time / input tokens a year × 10^6",
              display="usd"),
-    Quantity("cloud_usd_per_year", "Same GPUs rented on demand, per year", "USD",
-             q("gpus") * Ref("gpu", "price_per_hour_usd") * HOURS_PER_YEAR,
-             "GPUs × on-demand GPU-hour price × 8,760 h", display="usd"),
-    Quantity("cloud_reserved_usd_per_year", "Same GPUs reserved, per year", "USD",
-             q("cloud_usd_per_year") * (1 - a("reserved_discount")),
-             "on-demand per year × (1 − reserved discount)", display="usd"),
+    Quantity("cloud_replicas_per_instance", "Replicas per cloud instance", "replicas",
+             IF(cloud("offer_exists"), INT(cloud("gpus_per_instance") / _tp), 0),
+             "whole TP groups in one instance of the cheapest offer for this GPU "
+             "(catalogs/clouds.yaml); 0 where there is none", kind="int"),
+    Quantity("cloud_instances", "Cloud instances to rent", "instances",
+             IF(q("cloud_replicas_per_instance") > 0,
+                _ceil(q("replicas") / q("cloud_replicas_per_instance")), 0),
+             "replicas (spares included) / replicas per instance, rounded up", kind="int"),
+    Quantity("cloud_usd_per_year", "Rented on demand, per year", "USD",
+             IF(q("cloud_instances") > 0,
+                q("cloud_instances") * cloud("on_demand_usd_per_hour") * HOURS_PER_YEAR,
+                q("gpus") * Ref("gpu", "price_per_hour_usd") * HOURS_PER_YEAR),
+             "instances × on-demand price per instance-hour × 8,760 h (no offer for this "
+             "GPU and TP: GPUs × the GPU's hourly price)", display="usd"),
+    Quantity("cloud_reserved_usd_per_year", "Rented 1-year reserved, per year", "USD",
+             IF(q("cloud_instances") > 0,
+                q("cloud_instances") * cloud("reserved_1y_usd_per_hour") * HOURS_PER_YEAR,
+                q("cloud_usd_per_year") * (1 - a("reserved_discount"))),
+             "instances × 1-year reserved price × 8,760 h (no offer: on demand × (1 − "
+             "reserved_discount))", display="usd"),
+    Quantity("cloud_reserved_3y_usd_per_year", "Rented 3-year reserved, per year", "USD",
+             IF(q("cloud_instances") > 0,
+                q("cloud_instances") * cloud("reserved_3y_usd_per_hour") * HOURS_PER_YEAR,
+                q("cloud_usd_per_year") * (1 - a("reserved_discount"))),
+             "instances × 3-year reserved price × 8,760 h (no offer: on demand × (1 − "
+             "reserved_discount))", display="usd"),
     Quantity("break_even_utilisation", "Break-even utilisation against on-demand", "fraction",
              q("annual_cost_usd") / q("cloud_usd_per_year"),
-             "owned annual cost ÷ on-demand annual cost: renting is cheaper below this busy "
-             "share", display="ratio"),
+             "owned annual cost ÷ on-demand annual cost: renting on demand is cheaper when the "
+             "GPUs would be busy less than this share of the year", display="ratio"),
+    Quantity("cheapest_rent_usd_per_year", "Cheapest rent, per year", "USD",
+             MIN(q("cloud_usd_per_year"), q("cloud_reserved_usd_per_year"),
+                 q("cloud_reserved_3y_usd_per_year")),
+             "the least of on demand, 1-year and 3-year reserved", display="usd"),
+    Quantity("verdict", "Buy or rent", "",
+             IF(q("annual_cost_usd") <= q("cheapest_rent_usd_per_year"), "buy",
+                IF(q("cloud_reserved_3y_usd_per_year") <= q("cheapest_rent_usd_per_year"),
+                   "rent 3-year reserved",
+                   IF(q("cloud_reserved_usd_per_year") <= q("cheapest_rent_usd_per_year"),
+                      "rent 1-year reserved", "rent on demand"))),
+             "buy where the owned annual cost is no more than the cheapest rent; else the "
+             "cheapest rental term", kind="text"),
+    Quantity("verdict_saving_usd_per_year", "Saving of the verdict over the other", "USD",
+             MAX(q("annual_cost_usd"), q("cheapest_rent_usd_per_year"))
+             - MIN(q("annual_cost_usd"), q("cheapest_rent_usd_per_year")),
+             "|owned annual cost − cheapest rent|", display="usd"),
     Quantity("choice_key", "Choice key (lowest wins)", "USD",
              IF(q("meets_targets"), q("tco_usd"), NOT_MET * (1 + q("target_miss_ratio"))),
              "TCO when every target is met; otherwise after all that meet, closest miss first",

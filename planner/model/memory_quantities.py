@@ -52,22 +52,33 @@ MEMORY_QUANTITIES: list[Quantity] = [
              "routed-expert parameters × bytes per parameter; as engines load them, hidden and "
              "per-rank expert widths rounded up to the format's kernel padding (MXFP4: 256)",
              display="bytes"),
-    Quantity("weight_bytes", "Weights", "B",
+    Quantity("checkpoint_weight_bytes", "Weights as stored (checkpoint)", "B",
              IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
                 m("checkpoint_bytes"),
-                IF(e("weights_as_loaded"),
-                   m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
-                   + q("expert_weight_bytes")
-                   + MAX(0, m("params_total") - m("embedding_params")
-                         - m("routed_expert_params"))
-                   * IF(Ref("weights", "experts_only"), _w16, _w),
-                   m("params_total") * _w))
-             + e("weights_as_loaded") * m("vision_params") * _w16,
-             "the checkpoint's exact bytes when it is stored in this format; else, as engines "
-             "load it, embeddings and LM head at 16 bits where the format keeps them so, experts "
-             "in the format, the rest in the format (BF16 for expert-only formats such as "
-             "MXFP4), plus a vision tower at 16 bits; engine=none: total parameters × bytes",
-             spec=True, display="bytes"),
+                m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
+                + m("routed_expert_params") * _w
+                + MAX(0, m("params_total") - m("embedding_params") - m("routed_expert_params"))
+                * IF(Ref("weights", "experts_only"), _w16, _w))
+             + m("vision_params") * _w16,
+             "the checkpoint's exact bytes when it is stored in this format (its "
+             "model.safetensors.index.json total_size); else tensor by tensor: embeddings and "
+             "LM head at 16 bits where the format keeps them so, routed experts in the format, "
+             "the rest in the format (at 16 bits for expert-only formats such as MXFP4); plus a "
+             "vision tower at 16 bits", display="bytes"),
+    Quantity("expert_padding_bytes", "MoE kernel padding", "B",
+             e("weights_as_loaded") * (q("expert_weight_bytes") - m("routed_expert_params") * _w),
+             "engines' MoE kernels pad the hidden and per-rank expert widths to the format's "
+             "multiple (MXFP4: 256) when they load the experts: padded expert bytes − stored "
+             "expert bytes (0 for formats without padding and for engine=none)",
+             display="bytes"),
+    Quantity("weight_bytes", "Weights", "B",
+             IF(e("weights_as_loaded"),
+                q("checkpoint_weight_bytes") + q("expert_padding_bytes"),
+                IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
+                   m("checkpoint_bytes"), m("params_total") * _w)),
+             "as engines load them: the weights as stored + the MoE kernels' padding; "
+             "engine=none: the checkpoint's exact bytes in this format, else total parameters × "
+             "bytes per parameter (SPEC)", spec=True, display="bytes"),
     Quantity("weight_bytes_per_gpu", "Weights per GPU", "B", q("weight_bytes") / _tp,
              "weights split evenly over the TP ranks", spec=True, display="bytes"),
     # -- KV cache per token ----------------------------------------------------------------
@@ -122,25 +133,32 @@ MEMORY_QUANTITIES: list[Quantity] = [
              "sampling", display="bytes"),
     Quantity("moe_workspace_bytes_per_gpu", "Profile run: MoE workspace", "B",
              IF(m("experts") > 0,
-                q("max_num_batched_tokens_effective") * m("num_experts_per_tok")
-                * (3 * m("expert_ffn") / _tp + _hidden) * _act, 0),
-             "max batched tokens × top-k × (3 × expert FFN / TP + hidden) × activation bytes: "
-             "the fused-MoE intermediate caches, kept across the run", display="bytes"),
+                MIN(q("max_num_batched_tokens_effective"), a("moe_chunk_tokens"))
+                * m("num_experts_per_tok")
+                * (MAX(2 * m("expert_ffn") / _tp, _hidden) + m("expert_ffn") / _tp) * _act, 0),
+             "tokens a fused-MoE call holds (max batched tokens, at most moe_chunk_tokens) × "
+             "top-k × (max(2 × expert FFN / TP, hidden) + expert FFN / TP) × activation bytes: "
+             "vLLM's fused_experts caches, the first and third sharing one buffer; its workspace "
+             "manager keeps them across the run", display="bytes"),
     Quantity("activation_bytes_per_gpu", "Activation peak per GPU", "B",
              MAX(q("sampler_bytes_per_gpu"), q("forward_bytes_per_gpu"))
              + q("moe_workspace_bytes_per_gpu")
              + m("vision_params") * a("vision_profile_bytes_per_param"),
              "the larger of sampler and dense forward, + MoE workspace, + a vision encoder's "
              "profile (tower parameters × vision_profile_bytes_per_param)", display="bytes"),
+    Quantity("nvls_bytes_per_gpu", "NVLink SHARP buffers per GPU", "B",
+             IF(_tp >= 3, _tp * g("nvls_buffer_mib_per_rank") * MiB, 0),
+             "NCCL sets up NVLink SHARP (NVLS) on NVSwitch GPUs for groups of more than 2: "
+             "each GPU holds a buffer per head of the group, TP × nvls_buffer_mib_per_rank "
+             "(NCCL: channels × 2 × chunk × steps)", display="bytes"),
     Quantity("non_torch_bytes_per_gpu", "Non-torch memory per GPU", "B",
              engine_default("non_torch_gib_per_gpu", "non_torch_gib") * GiB
              + IF(_tp > 1, a("comm_buffer_gib_per_gpu") * GiB
                   * IF(g("scale_up_gb_s") > 0, 1, 0.1), 0)
-             + IF(_tp >= 8, g("nvls_buffer_gib") * GiB, 0),
+             + q("nvls_bytes_per_gpu"),
              "non_torch_gib_per_gpu ('auto': the engine's figure) + at TP ≥ 2 the communication "
-             "buffers "
-             "(comm_buffer_gib_per_gpu; a tenth over PCIe) + at TP ≥ 8 the GPU's NVLink SHARP "
-             "buffers (nvls_buffer_gib)", display="bytes"),
+             "buffers (comm_buffer_gib_per_gpu; a tenth over PCIe) + the NVLink SHARP buffers",
+             display="bytes"),
     Quantity("cuda_graph_bytes_in_budget", "CUDA graphs reserved before the KV pool", "B",
              a("cuda_graphs_in_budget") * a("cuda_graph_gib_per_gpu") * GiB,
              "cuda_graphs_in_budget × cuda_graph_gib_per_gpu × 2^30 (vLLM ≥ 0.21 reserves its "

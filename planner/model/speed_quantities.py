@@ -10,7 +10,8 @@ quantities in the row order.
 
 from __future__ import annotations
 
-from planner.model.expr import AND, IF, MAX, MIN, Expr, Ref
+from planner.model.expr import AND, IF, INT, MAX, MIN, OR, Expr, Ref
+from planner.model.perop import HasTable, Measured
 from planner.model.quantity import Quantity, a, e, engine_default, g, layer_tokens, m, q, v
 from planner.model.units import GB, MILLION, SECONDS_PER_HOUR, TB_PER_S, TFLOPS
 
@@ -24,6 +25,18 @@ _o = v("output")
 _s = Ref("kv", "bytes_per_element")
 _compute = Ref("weights", "compute")
 _act = a("activation_bytes_per_element")
+_measured = HasTable()  # the GPU and engine have measured per-op tables (catalogs/perop.yaml)
+_auto_bandwidth = a("bandwidth_efficiency").eq("auto")
+_auto_compute = a("compute_efficiency").eq("auto")
+_allreduce_tp = IF(_tp.eq(8), 2, _tp / 2 - 1)  # the row of TP 2, 4 or 8 in the all-reduce table
+
+
+def _gemm_efficiency(tokens: Expr) -> Expr:
+    """The measured GEMM efficiency at `tokens` rows: tokens ÷ the GEMM's time in units of
+    tokens ÷ efficiency, linear between the table's measured token counts."""
+    kind = q("gemm_table_kind")
+    return tokens / (Measured("gemm_fixed", kind, tokens)
+                     + tokens * Measured("gemm_slope", kind, tokens))
 
 
 def _experts_read(batch: Expr) -> Expr:
@@ -49,13 +62,20 @@ def _prefill_pairs(p: Expr) -> Expr:
 
 def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
     """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
-    across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth.
+    across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth,
+    or, where the GPU and engine have a measured all-reduce table at this TP, its time for the
+    message, linear between the measured sizes (``latency=False``: the slope alone, since the
+    bytes join a message the step sends anyway).
     Tokens that ride in a step that already pays the latency (prefill chunks interleaved with
     decode) add only the traffic: ``latency=False``; ``tokens=None`` is the latency alone."""
     parts: list[Expr] = [q("allreduce_latency_seconds")] if latency else []
     if tokens is not None:
-        parts.append(2 * (_tp - 1) / _tp * tokens * _hidden * _act
-                     / q("scale_up_bytes_per_second"))
+        message = tokens * _hidden * _act
+        slope = message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
+        measured = (slope + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
+                    - q("allreduce_measured_latency_seconds")) if latency else slope
+        parts.append(IF(q("allreduce_measured_latency_seconds") > 0, measured,
+                        2 * (_tp - 1) / _tp * message / q("scale_up_bytes_per_second")))
     per_layer = parts[0] if len(parts) == 1 else parts[0] + parts[1]
     return IF(_tp > 1, 2 * _layers * per_layer, 0)
 
@@ -92,20 +112,34 @@ SPEED_QUANTITIES: list[Quantity] = [
              "weights are and the GPU has the units, else BF16", display="rate"),
     Quantity("bandwidth_bytes_per_second", "Memory bandwidth per GPU", "B/s",
              g("bandwidth_tb_s") * TB_PER_S, "bandwidth_tb_s × 10^12", display="rate"),
+    Quantity("gemm_table_kind", "Measured GEMM table, precision and shape", "row",
+             IF(AND(_compute.eq("fp8"), g("fp8_tflops") > 0), 2,
+                IF(AND(_compute.eq("fp4"), g("fp4_tflops") > 0), 4, 0))
+             + IF(m("params_active") / _layers / _tp / 4 >= 2**24, 1, 0),
+             "the row of the GPU's measured GEMM table that applies: 0-1 BF16, 2-3 FP8, 4-5 FP4 "
+             "(the precision the multiplies run in), + 1 when a layer's mean GEMM per GPU "
+             "(active parameters / layers / TP / 4) holds at least 2^24 weights (the large "
+             "N × K class)", kind="int"),
     Quantity("bandwidth_efficiency_used", "Bandwidth efficiency used", "fraction",
-             IF(a("bandwidth_efficiency").eq("auto"),
-                IF(g("bandwidth_efficiency") > 0, g("bandwidth_efficiency"),
-                   a("bandwidth_efficiency_fallback")), a("bandwidth_efficiency")),
-             "bandwidth_efficiency; with 'auto' the GPU family's measured figure, else the "
-             "fallback", display="ratio"),
+             IF(_auto_bandwidth,
+                IF(_measured, Measured("gemm", q("gemm_table_kind")),
+                   IF(g("bandwidth_efficiency") > 0, g("bandwidth_efficiency"),
+                      a("bandwidth_efficiency_fallback"))), a("bandwidth_efficiency")),
+             "bandwidth_efficiency; with 'auto' the bandwidth one-token GEMMs stream weights at "
+             "in the GPU and engine's measured per-op table (at that precision), else the GPU "
+             "family's measured figure, else the fallback", display="ratio"),
     Quantity("compute_efficiency_used", "Compute efficiency used", "fraction",
-             IF(a("compute_efficiency").eq("auto"),
-                IF(AND(_compute.eq("fp4"), g("compute_efficiency_fp4") > 0),
-                   g("compute_efficiency_fp4"),
-                   IF(g("compute_efficiency") > 0, g("compute_efficiency"),
-                      a("compute_efficiency_fallback"))), a("compute_efficiency")),
-             "compute_efficiency; with 'auto' the GPU family's measured figure (its FP4 figure "
-             "when the multiplies run in FP4), else the fallback", display="ratio"),
+             IF(_auto_compute,
+                IF(_measured, _gemm_efficiency(q("max_num_batched_tokens_effective")),
+                   IF(AND(_compute.eq("fp4"), g("compute_efficiency_fp4") > 0),
+                      g("compute_efficiency_fp4"),
+                      IF(g("compute_efficiency") > 0, g("compute_efficiency"),
+                         a("compute_efficiency_fallback")))), a("compute_efficiency")),
+             "compute_efficiency; with 'auto' the GEMM efficiency the GPU and engine's measured "
+             "per-op table gives at the engine's largest step (max_num_batched_tokens, what "
+             "prefill runs at), else the GPU family's measured figure (its FP4 figure when the "
+             "multiplies run in FP4), else the fallback: what prefill, attention FLOPs and the "
+             "roofline run at", display="ratio"),
     Quantity("decode_memory_seconds", "Decode step, memory bound", "s",
              q("decode_bytes_per_gpu") / (q("bandwidth_bytes_per_second")
                                          * q("bandwidth_efficiency_used")),
@@ -163,11 +197,19 @@ SPEED_QUANTITIES: list[Quantity] = [
     Quantity("scale_up_bytes_per_second", "Scale-up bandwidth per GPU", "B/s",
              IF(g("scale_up_gb_s") > 0, g("scale_up_gb_s"), a("pcie_gb_s")) * GB,
              "scale_up_gb_s (NVLink, Infinity Fabric) × 10^9, else pcie_gb_s", display="rate"),
-    Quantity("allreduce_latency_seconds", "All-reduce latency", "s",
-             IF(g("allreduce_latency_us") > 0, g("allreduce_latency_us"),
-                a("allreduce_latency_us_fallback")) / MILLION,
-             "allreduce_latency_us of the GPU, else the fallback, in seconds",
+    Quantity("allreduce_measured_latency_seconds", "Measured all-reduce latency", "s",
+             IF(AND(_measured, OR(_tp.eq(2), _tp.eq(4), _tp.eq(8))),
+                Measured("allreduce", _allreduce_tp) / MILLION, 0),
+             "the latency of the engine's own all-reduce at this TP in the GPU and engine's "
+             "measured per-op table (TP 2, 4 and 8), in seconds; 0 where there is none",
              display="seconds"),
+    Quantity("allreduce_latency_seconds", "All-reduce latency", "s",
+             IF(q("allreduce_measured_latency_seconds") > 0,
+                q("allreduce_measured_latency_seconds"),
+                IF(g("allreduce_latency_us") > 0, g("allreduce_latency_us"),
+                   a("allreduce_latency_us_fallback")) / MILLION),
+             "the measured all-reduce latency where there is one, else allreduce_latency_us of "
+             "the GPU, else the fallback, in seconds", display="seconds"),
     Quantity("kernels_per_step", "Kernels per engine step", "kernels",
              m("attention_layers") * IF(m("is_mla"), a("kernels_mla_attention"),
                                         a("kernels_attention"))
@@ -216,11 +258,47 @@ SPEED_QUANTITIES: list[Quantity] = [
              / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
              "weights read / TP / (bandwidth × efficiency): the GEMMs' memory bound",
              display="seconds"),
+    Quantity("decode_gemm_efficiency", "GEMM efficiency at the decode batch", "fraction",
+             IF(AND(_auto_compute, _measured), _gemm_efficiency(q("serving_batch")),
+                q("compute_efficiency_used")),
+             "with compute_efficiency 'auto' and a measured per-op table, the GEMM efficiency it "
+             "gives at the serving batch's tokens (the GEMM's time linear between the measured "
+             "token counts), else the compute efficiency used", display="ratio"),
     Quantity("serving_compute_seconds", "Serving step: GEMM compute", "s",
              q("serving_batch") * q("serving_flops_per_sequence") / _tp
-             / (q("peak_flops_per_gpu") * q("compute_efficiency_used")),
-             "serving batch × GEMM FLOPs per sequence / TP / (peak × efficiency): the GEMMs' "
-             "compute bound", display="seconds"),
+             / (q("peak_flops_per_gpu") * q("decode_gemm_efficiency")),
+             "serving batch × GEMM FLOPs per sequence / TP / (peak × GEMM efficiency at the "
+             "decode batch): the GEMMs' compute bound", display="seconds"),
+    Quantity("mla_decode_splits", "MLA decode: KV splits per sequence", "splits",
+             IF(g("compute_units") > 0,
+                MIN(g("mla_decode_max_splits"),
+                    MAX(1, INT(g("compute_units") / q("serving_batch")))), 1),
+             "the most workgroups per sequence that one wave of the GPU's compute units holds, "
+             "at most mla_decode_max_splits (aiter's choice, to within 3% of its cost model)",
+             kind="int"),
+    Quantity("attention_occupancy", "MLA decode: share of the GPU the attention kernel fills",
+             "fraction",
+             IF(AND(m("is_mla"), g("mla_decode_max_splits") > 0, g("compute_units") > 0),
+                MIN(1, q("serving_batch") * q("mla_decode_splits") / g("compute_units"))
+                * q("decode_context")
+                / (q("decode_context")
+                   + g("mla_decode_split_overhead_tokens") * q("mla_decode_splits")), 1),
+             "GPUs whose MLA decode kernel splits each sequence's KV over at most "
+             "mla_decode_max_splits workgroups (AMD CDNA, aiter's mla_decode_fwd): batch × splits "
+             "/ compute units, at most 1, × context / (context + "
+             "mla_decode_split_overhead_tokens × splits), the kernel's own cost model; 1 "
+             "elsewhere", display="ratio"),
+    Quantity("attention_measured_efficiency", "Measured attention bandwidth efficiency",
+             "fraction",
+             IF(_measured, Measured("attention", IF(m("is_mla"), 1, 0), q("serving_batch")), 0),
+             "the bandwidth decode attention's KV reads achieve at the serving batch (nearest "
+             "measured batch) in the GPU and engine's measured per-op table, MLA or GQA as the "
+             "model is; 0 where there is none", display="ratio"),
+    Quantity("attention_bandwidth_efficiency", "Attention bandwidth efficiency used", "fraction",
+             IF(AND(_auto_bandwidth, q("attention_measured_efficiency") > 0),
+                q("attention_measured_efficiency"), q("bandwidth_efficiency_used")),
+             "with bandwidth_efficiency 'auto' the measured attention bandwidth efficiency "
+             "where there is one, else the bandwidth efficiency used", display="ratio"),
     Quantity("serving_attention_seconds_per_sequence", "Attention time per sequence per step",
              "s",
              MAX(q("kv_read_bytes_per_sequence_per_gpu")
@@ -228,15 +306,22 @@ SPEED_QUANTITIES: list[Quantity] = [
                  q("serving_attention_flops_per_sequence") / _tp
                  / (q("peak_flops_per_gpu") * q("compute_efficiency_used"))),
              "the larger of its KV read / (bandwidth × efficiency) and its attention FLOPs / TP / "
-             "(peak × efficiency): attention kernels run after the GEMMs, not alongside",
+             "(peak × compute efficiency): attention kernels run after the GEMMs, not alongside "
+             "(the fleet's batch search takes it as each sequence's slope)",
              display="seconds"),
     Quantity("serving_attention_seconds", "Serving step: attention", "s",
-             q("serving_batch") * q("serving_attention_seconds_per_sequence"),
-             "serving batch × attention time per sequence", display="seconds"),
+             q("serving_batch") * q("serving_attention_seconds_per_sequence")
+             * q("bandwidth_efficiency_used") / q("attention_bandwidth_efficiency")
+             / q("attention_occupancy"),
+             "serving batch × attention time per sequence × bandwidth efficiency used ÷ the "
+             "attention's own bandwidth efficiency at this batch (the same without a measured "
+             "per-op table) ÷ the share of the GPU the attention kernel fills (below 1 only for "
+             "MLA decode on AMD CDNA at small batches)", display="seconds"),
     Quantity("decode_allreduce_seconds", "Decode all-reduce time per step", "s",
              allreduce_seconds(q("serving_batch")),
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
-             "scale-up bandwidth)", display="seconds"),
+             "scale-up bandwidth), or the measured all-reduce's time for that message where the "
+             "GPU and engine have a table at this TP", display="seconds"),
     Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
              q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
              + allreduce_seconds(_p),

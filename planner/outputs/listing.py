@@ -36,3 +36,12 @@ def listing(what: str, models_path: Path, gpus_path: Path) -> list[dict[str, Any
                     "what": k.description} for k in KV_FORMATS.values()])
     return [{"name": a.name, "default": a.default, "unit": a.unit, "meaning": a.label}
             for a in ASSUMPTIONS.values()]
+
+
+def listing_text(rows: list[dict[str, Any]]) -> str:
+    """The rows as a table of left-aligned columns under their keys."""
+    keys = list(rows[0])
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+    lines = ["  ".join(k.ljust(widths[k]) for k in keys).rstrip()]
+    lines += ["  ".join(str(r[k]).ljust(widths[k]) for k in keys).rstrip() for r in rows]
+    return "\n".join(lines)

@@ -10,6 +10,8 @@ from planner.evidence.measured import speed_on, ttft_figures
 from planner.inputs.assumptions import resolve
 from planner.inputs.entries import Catalog, Entry
 from planner.inputs.fields import MODEL_TEXT_INPUTS
+from planner.inputs.model_shape import model_class
+from planner.inputs.perop import load_perop, source_json
 from planner.inputs.scenario import Scenario, check_scenario
 from planner.model.columns import Column, Memo, Same, classify, evaluate_column
 from planner.model.engines import ENGINES
@@ -87,6 +89,14 @@ class RowEnv:
         if name not in self.cache:
             self.cache[name] = ROW_BY_NAME[name].expr.evaluate(self)
         return self.cache[name]
+
+    def has_perop(self) -> bool:
+        """Whether the GPU and the engine have measured per-op tables (planner.model.perop)."""
+        return load_perop().table(self.gpu.id, str(self.assumptions["engine"])) is not None
+
+    def perop(self, family: str, kind: int, key: Value | None) -> Value:
+        return load_perop().figure(self.gpu.id, str(self.assumptions["engine"]), family, kind,
+                                   key)
 
     def all(self) -> dict[str, Value]:
         return {q.name: self.value(q.name) for q in ROW_QUANTITIES}
@@ -230,6 +240,12 @@ class BlockEnv:
             col = seen[key] = evaluate_column(e.expr, self)
         return col
 
+    def has_perop(self) -> bool:
+        return self.first.has_perop()
+
+    def perop(self, family: str, kind: int, key: Value | None) -> Value:
+        return self.first.perop(family, kind, key)
+
     def all(self) -> list[Column]:
         """Every row quantity's column, in ``ROW_QUANTITIES`` order."""
         return [self.quantity(q.name) for q in ROW_QUANTITIES]
@@ -274,8 +290,10 @@ def to_json(env: RowEnv) -> dict[str, object]:
         **{q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if q.spec},
         "details": {q.name: _plain(values[q.name], q) for q in ROW_QUANTITIES if not q.spec},
         "model": {q.name: _plain(env.model.value(q.name), q) for q in MODEL_BY_NAME.values()},
-        "measured_speed": speed_on(env.gpu.id, str(env.assumptions["engine"])),
+        "measured_speed": speed_on(env.gpu.id, str(env.assumptions["engine"]),
+                                   model_class=model_class(env.model.model)),
         "measured_ttft": ttft_figures(),
+        "perop_tables": source_json(env.gpu.id, str(env.assumptions["engine"])),
     }
 
 

@@ -26,6 +26,8 @@ from planner.plan.calibration import (
     kv_format,
     model_id,
     predict,
+    sampler_of,
+    version_of,
     weight_format,
 )
 
@@ -65,6 +67,7 @@ class CalibrationResult:
     overhead_basis: str                   # how overhead_gib_per_gpu was worked out
     reproduced_kv_gib: float
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # for stderr: options the log contradicts
 
     def command(self) -> str:
         return Settings(self.settings.scenario, self.reproduce).command()
@@ -96,6 +99,7 @@ def calibrate(log: Path, models: Catalog, gpus: Catalog, model: str | None = Non
     report = parse_log(log)
     notes: list[str] = []
     mid, gid = _identify(log, report, models, gpus, model, gpu, notes)
+    warnings = _contradictions(report, gpus, gpu)
     settings, unprinted = _settings(report, mid, gid, notes, given or Given())
     env = predict(settings, models, gpus)
     _check_weights_fit(log, report, env, unprinted)
@@ -112,7 +116,7 @@ def calibrate(log: Path, models: Catalog, gpus: Catalog, model: str | None = Non
         notes.append("a vLLM V0 log: V0's profile run differs from V1's (the planner models V1), "
                      "so its activation peak and KV cache are not the planner's to match")
     return CalibrationResult(log, report, settings, env, figures, reproduce, basis,
-                             _gib(reproduced, "kv_pool_bytes_per_gpu"), notes)
+                             _gib(reproduced, "kv_pool_bytes_per_gpu"), notes, warnings)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -145,9 +149,15 @@ def _identify(log: Path, report: EngineReport, models: Catalog, gpus: Catalog,
     if gid is None:
         text = Path(log).read_bytes().decode("utf-8", errors="replace")
         found = device_name(text, gpus)
+        same = _same_total(report, gpus)
         if found:
             gid = found[0]
             notes.append(f"GPU {gid}: the log names the device '{found[1]}'")
+        elif len(same) == 1:
+            gid = same[0]
+            notes.append(f"GPU {gid}: the only catalog GPU whose memory_engine_gib is the "
+                         f"{report.total_gib:g} GiB the log's device reports (pass --gpu if "
+                         "another ran it)")
         else:
             problems.append("cannot tell which GPU ran this log: it names no device the GPU "
                             f"catalog knows{_by_memory(report, gpus)}; pass --gpu ID, one of "
@@ -156,6 +166,32 @@ def _identify(log: Path, report: EngineReport, models: Catalog, gpus: Catalog,
         raise ArgumentError(f"{log}: " + "\n  ".join(problems))
     assert mid is not None and gid is not None
     return mid, gid
+
+
+def _same_total(report: EngineReport, gpus: Catalog) -> list[str]:
+    """The catalog GPUs whose engine-visible total is the log's device total, as printed (to
+    the hundredth of a GiB the engines print)."""
+    if report.total_gib is None:
+        return []
+    return [g.id for g in gpus.entries.values()
+            if abs(float(g.number("memory_engine_gib")) - report.total_gib) < 0.006]
+
+
+def _contradictions(report: EngineReport, gpus: Catalog, gpu: str | None) -> list[str]:
+    """--gpu against the device total the log printed: a GPU of another size did not run it."""
+    if gpu is None or report.total_gib is None or gpu not in gpus.entries:
+        return []
+    expected = float(gpus.entries[gpu].number("memory_engine_gib"))
+    if not expected or abs(expected - report.total_gib) <= 0.005 * expected:
+        return []
+    line = report.lines.get("total_gib")
+    where = f" (line {line})" if line else ""
+    same = _same_total(report, gpus)
+    hint = f"; {', '.join(same)} {'reports' if len(same) == 1 else 'report'} that" if same \
+        else ""
+    return [f"--gpu {gpu}: the log's device reports {report.total_gib:g} GiB{where}, but "
+            f"{gpu} reports {expected:g} GiB to an engine{hint}; the comparison below is "
+            f"for {gpu} as asked, check that it is the GPU that ran the log"]
 
 
 def _by_memory(report: EngineReport, gpus: Catalog) -> str:
@@ -188,6 +224,8 @@ def _settings(report: EngineReport, mid: str, gid: str, notes: list[str], given:
         overrides["max_num_batched_tokens"] = report.max_num_batched_tokens
     if report.cuda_graphs_in_budget:
         overrides.update(graphs_in_budget(report.cuda_graph_estimate_gib or report.cuda_graph_gib))
+    if report.engine == "vllm":
+        overrides.update(sampler_of(version_of(report.engine_version)))
     for name, value in given.overrides.items():
         _replaces(notes, f"--set {name}={value}", overrides.get(name), value)
         overrides[name] = value
@@ -404,4 +442,5 @@ def calibration_json(result: CalibrationResult) -> dict[str, object]:
                       "kv_cache_gib": result.reproduced_kv_gib,
                       "kv_error_percent": result.reproduced_error_percent()},
         "notes": list(result.notes),
+        "warnings": list(result.warnings),
     }

@@ -136,18 +136,41 @@ def startup_settings(point: Mapping[str, Any], models: Catalog, gpus: Catalog) -
     if tokens:
         overrides["max_num_batched_tokens"] = float(tokens)
     context = int(point.get("max_model_len") or 8192)
-    if engine == "vllm" and point.get("engine_core") == "V0" and not tokens and context <= 32768:
-        # vLLM V0 left chunked prefill off up to 32K contexts, so one step held a whole prompt:
-        # max_num_batched_tokens defaulted to max(max_model_len, 2048).
+    version = version_of(point.get("engine_version"))
+    mla = models.entries[mid].number("kv_lora_rank") > 0
+    if engine == "vllm" and point.get("engine_core") == "V0" and not tokens and (
+            context <= 32768 or (mla and version < (0, 8))):
+        # vLLM V0 left chunked prefill off up to 32K contexts, and for MLA models at any
+        # length before 0.8 ("MLA is enabled; forcing chunked prefill and prefix caching to
+        # be disabled"), so one step held a whole prompt: max_num_batched_tokens defaulted to
+        # max(max_model_len, 2048).
         overrides["max_num_batched_tokens"] = float(max(context, 2048))
+    if engine == "vllm":
+        overrides.update(sampler_of(version))
     reported = point.get("reported") or {}
-    if engine == "vllm" and _version(point.get("engine_version")) >= (0, 21):
+    if engine == "vllm" and version >= (0, 21):
         overrides.update(graphs_in_budget(reported.get("cuda_graph_gib_estimated")))
     scenario = Scenario(mid, gid, weight_format(point.get("quantization"), point.get("dtype")),
                         kv_format(point.get("kv_cache_dtype")),
                         int(point.get("tensor_parallel_size") or 1), context, 1,
                         min(2048, context))
     return Settings(scenario, overrides)
+
+
+# vLLM before 0.17 filtered top-k/top-p by sorting the whole vocabulary in PyTorch: 1.25 GB for
+# 256 x 131,072 logits, 37 bytes a logit, against 384 MB (11.5 bytes) for the Triton kernel that
+# replaced it (vllm-project/vllm PR #32558's measurement; the kernel landed in PR #33538). The
+# profile run's sampler then held 37 bytes a logit rather than the 15 of 0.17 and later.
+SORT_SAMPLER_BYTES_PER_LOGIT = 37.0
+TRITON_SAMPLER_VERSION = (0, 17)
+
+
+def sampler_of(version: tuple[int, int]) -> dict[str, float | str]:
+    """The sampler_bytes_per_logit of a vLLM version: the PyTorch sort before 0.17, the
+    planner's default (the Triton kernel) from 0.17 or when the version is unknown."""
+    if (0, 0) < version < TRITON_SAMPLER_VERSION:
+        return {"sampler_bytes_per_logit": SORT_SAMPLER_BYTES_PER_LOGIT}
+    return {}
 
 
 def graphs_in_budget(estimate_gib: float | None) -> dict[str, float | str]:
@@ -159,7 +182,7 @@ def graphs_in_budget(estimate_gib: float | None) -> dict[str, float | str]:
     return found
 
 
-def _version(text: Any) -> tuple[int, int]:
+def version_of(text: Any) -> tuple[int, int]:
     """(major, minor) of a version text such as '0.22.1' or '0.6.6.post1'; (0, 0) if none."""
     found = re.match(r"\s*(\d+)\.(\d+)", str(text or ""))
     return (int(found.group(1)), int(found.group(2))) if found else (0, 0)

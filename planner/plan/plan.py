@@ -18,10 +18,12 @@ from planner import __version__
 from planner.errors import GridTooLargeError
 from planner.inputs.assumptions import resolve
 from planner.inputs.catalog import (
+    DEFAULT_CLOUDS,
     DEFAULT_GPUS,
     DEFAULT_MODELS,
     DEFAULT_SERVERS,
     DEFAULT_WORKLOADS,
+    load_clouds,
     load_gpus,
     load_models,
     load_servers,
@@ -32,6 +34,7 @@ from planner.inputs.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, grid_fo
 from planner.inputs.scenario import Scenario, check_scenario
 from planner.plan.calc import BlockEnv, BlockRow, ModelEnv, RowEnv
 from planner.plan.scenarios import DEFAULT_SCENARIOS, NamedScenario, load_scenarios, scenario_totals
+from planner.plan.schedule import WorkloadSchedule, plan_schedules
 from planner.plan.sensitivity import Swing, sensitivity
 from planner.plan.sizing import Sized, size_all
 from planner.plan.summary import (
@@ -125,10 +128,12 @@ class Plan:
     model_envs: dict[str, ModelEnv] = field(default_factory=dict)
     workloads: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
     servers: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
+    clouds: Catalog = field(default_factory=lambda: Catalog(Path("-"), "", {}))
     sized: list[Sized] = field(default_factory=list)
     swings: list[Swing] = field(default_factory=list)
     scenarios: list[NamedScenario] = field(default_factory=list)
     scenario_totals: list[dict[str, float]] = field(default_factory=list)
+    schedules: list[WorkloadSchedule] = field(default_factory=list)  # the bought workloads'
     gathered: GridSummary | None = None  # left by the first complete pass over the rows
 
     @property
@@ -157,7 +162,8 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                progress: Progress | None = None, header_rows: int = 1,
                workloads_path: Path | str = DEFAULT_WORKLOADS,
                servers_path: Path | str = DEFAULT_SERVERS,
-               scenarios_path: Path | str = DEFAULT_SCENARIOS) -> Plan:
+               scenarios_path: Path | str = DEFAULT_SCENARIOS,
+               clouds_path: Path | str = DEFAULT_CLOUDS) -> Plan:
     from planner.inputs.overrides import apply
 
     extra = overrides or {}
@@ -167,6 +173,8 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
     servers = apply(load_servers(servers_path, gpus, strict=not shipped), "servers", extra)
     workloads = apply(load_workloads(workloads_path, models, gpus, strict=not shipped),
                       "workloads", extra)
+    clouds = apply(load_clouds(clouds_path, gpus, strict=Path(clouds_path) != DEFAULT_CLOUDS),
+                   "clouds", extra)
     own = Path(models_path) != DEFAULT_MODELS or Path(gpus_path) != DEFAULT_GPUS
     grid = grid_for(grid_path, models, gpus, own)
     limit = EXCEL_MAX_ROWS - header_rows
@@ -181,16 +189,17 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
     plan = Plan(models, gpus, grid, resolve(overrides), dict(overrides or {}),
                 GridRows(count_valid(grid, models, gpus)))
     plan.rows.plan = plan
-    plan.workloads, plan.servers = workloads, servers
+    plan.workloads, plan.servers, plan.clouds = workloads, servers, clouds
     if progress:
         progress("sizing workloads", 0, 1)
-    plan.sized = size_all(workloads, models, gpus, servers, overrides) if (
+    plan.sized = size_all(workloads, models, gpus, servers, overrides, clouds=clouds) if (
         workloads.entries and servers.entries) else []
     if plan.sized:
         if progress:
             progress("sensitivity", 0, 1)
         plan.swings = sensitivity(plan.sized, models, gpus, servers, workloads,
-                                  plan.assumptions)
+                                  plan.assumptions, clouds)
         plan.scenarios = load_scenarios(scenarios_path)
         plan.scenario_totals = scenario_totals(plan.sized, plan.assumptions, plan.scenarios)
+        plan.schedules = plan_schedules(plan.sized)
     return plan

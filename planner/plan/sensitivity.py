@@ -14,7 +14,7 @@ from functools import cache
 from planner.inputs.assumptions import ASSUMPTIONS
 from planner.inputs.entries import Catalog
 from planner.model.quantities import MODEL_BY_NAME, QUANTITY_BY_NAME
-from planner.plan.sizing import FleetEnv, Sized, size_all
+from planner.plan.sizing import FleetEnv, Sized, bought, size_all
 
 SERVER_PRICE = "server_price_factor"  # a multiplier on every server's purchase price
 
@@ -44,10 +44,6 @@ DRIVERS = [
            "after-tax cost of debt to a high hurdle rate"),
     Driver("average_power_share", "Average draw ÷ maximum", 0.6, 0.9,
            "lightly loaded to saturated inference servers"),
-    Driver("support_usd_per_gpu_year", "Support per GPU-year", 0.0, 4500.0,
-           "no software subscription to NVIDIA AI Enterprise list"),
-    Driver("network_share_of_capex", "Network share of capex", 0.1, 0.25,
-           "a small inference cluster to an InfiniBand fabric (Epoch: 19 %)"),
     Driver("target_utilisation", "Peak load ÷ capacity", 0.65, 0.9,
            "more headroom for bursts to the fleet-sim cap"),
 ]
@@ -102,7 +98,7 @@ def rerun(env: FleetEnv, assumptions: Mapping[str, float | str], factor: float =
     from planner.plan.calc import ModelEnv
 
     out = FleetEnv(env.workload, server, env.candidate, ModelEnv(env.model.model, assumptions),
-                   env.gpu, assumptions)
+                   env.gpu, assumptions, env.speed, env.speed_end, env.offer)
     return out
 
 
@@ -130,10 +126,11 @@ RESIZED = 3  # the largest swings are also re-sized (the whole search re-run)
 
 
 def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Catalog,
-                workloads: Catalog, assumptions: Mapping[str, float | str]) -> list[Swing]:
+                workloads: Catalog, assumptions: Mapping[str, float | str],
+                clouds: Catalog | None = None) -> list[Swing]:
     """Every driver at its low and high for the chosen configurations, sorted by the swing of
     total TCO, largest first; the RESIZED largest also with the whole search re-run."""
-    chosen = [s.choice for s in sized if s.choice is not None]
+    chosen = bought(sized)
     if not chosen:
         return []
     out = []
@@ -151,8 +148,8 @@ def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Cat
         for value in (swing.driver.low, swing.driver.high):
             values, factor = settings(swing.driver, value, assumptions)
             priced = servers if factor == 1.0 else _scaled(servers, factor)
-            again = size_all(workloads, models, gpus, priced, values, names)
-            resized.append(_fleet_total([s.choice for s in again if s.choice is not None]))
+            again = size_all(workloads, models, gpus, priced, values, names, clouds)
+            resized.append(_fleet_total(bought(again)))
         swing.resized_low, swing.resized_high = resized
     return out
 
@@ -164,7 +161,7 @@ def _scaled(servers: Catalog, factor: float) -> Catalog:
 
 
 def base_totals(sized: list[Sized]) -> dict[str, float]:
-    return _fleet_total([s.choice for s in sized if s.choice is not None])
+    return _fleet_total(bought(sized))
 
 
 def totals_with(sized: list[Sized], assumptions: Mapping[str, float | str],
@@ -177,8 +174,7 @@ def totals_with(sized: list[Sized], assumptions: Mapping[str, float | str],
             factor = value
         else:
             values[name] = value
-    return _fleet_total([rerun(s.choice, values, factor) for s in sized
-                         if s.choice is not None])
+    return _fleet_total([rerun(e, values, factor) for e in bought(sized)])
 
 
 class SubstitutingRenderer:

@@ -4,15 +4,18 @@ lowest TCO among those that meet every target. Pure: catalogs and assumptions in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from planner.errors import ArgumentError, CatalogError
-from planner.evidence.measured import speed_on, ttft_figures
+from planner.evidence.measured import SpeedRatio, speed_on, speed_ratio, ttft_figures
 from planner.inputs.assumptions import resolve
+from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
+from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
-from planner.model.expr import Value
+from planner.model.expr import DictEnv, Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
 from planner.model.quantities import ROW_BY_NAME
 from planner.plan.calc import ModelEnv, RowEnv
@@ -36,7 +39,9 @@ class FleetEnv(RowEnv):
     workload's tokens and the chosen batch, and the fleet quantities over them."""
 
     def __init__(self, workload: Entry, server: Entry, candidate: Candidate, model: ModelEnv,
-                 gpu: Entry, assumptions: Mapping[str, float | str]) -> None:
+                 gpu: Entry, assumptions: Mapping[str, float | str],
+                 speed: SpeedRatio | None = None, speed_end: str = "median",
+                 offer: Entry | None = None) -> None:
         p, o = int(workload.number("prompt_tokens")), int(workload.number("output_tokens"))
         scenario = Scenario(workload.text("model"), candidate.gpu, candidate.weights,
                             candidate.kv, candidate.tp, p + o, 1, p, o)
@@ -44,6 +49,9 @@ class FleetEnv(RowEnv):
         self.workload = workload
         self.server = server
         self.candidate = candidate
+        self.speed = speed or SpeedRatio(1.0, 1.0, 1.0, 0, "no measured speed was given")
+        self.speed_end = speed_end  # median; q1 (optimistic) or q3 (pessimistic) for the spread
+        self.offer = offer  # the cheapest cloud offer for this GPU, or None
 
     def lookup(self, kind: str, name: str) -> Value:
         if kind == "var" and name in FLEET_VARS:
@@ -52,7 +60,18 @@ class FleetEnv(RowEnv):
             return self.workload.number(name)
         if kind == "server":
             return self.server.number(name)
+        if kind == "measured":
+            return float(getattr(self.speed, self.speed_end))
+        if kind == "cloud":
+            if name == "offer_exists":
+                return self.offer is not None
+            return self.offer.number(name) if self.offer is not None else 0
         return super().lookup(kind, name)
+
+    def number(self, name: str) -> float:
+        """A quantity as a float; NaN for a spreadsheet error or text."""
+        value = self.value(name)
+        return float(value) if isinstance(value, int | float) else math.nan
 
     def value(self, name: str) -> Value:
         if name not in self.cache:
@@ -103,6 +122,17 @@ class Sized:
     rows: list[FleetEnv]  # every candidate, in the order the workbook lists them
     choice: FleetEnv | None
 
+    @property
+    def met(self) -> bool:
+        """Whether the chosen candidate meets every target (else nothing is bought)."""
+        return self.choice is not None and self.choice.value("meets_targets") is True
+
+    @property
+    def cannot_meet(self) -> str | None:
+        """Why no candidate meets the workload's targets, with the binding number; None when
+        one does."""
+        return None if self.met else cannot_meet_reason(self)
+
     def alternatives(self) -> list[FleetEnv]:
         """The best candidate on each other server type, by the same rule as the choice."""
         best: dict[str, FleetEnv] = {}
@@ -114,22 +144,122 @@ class Sized:
         return sorted((e for s, e in best.items() if s != chosen), key=_key)
 
 
+def _gib(x: Value) -> str:
+    return f"{float(x) / 2**30:,.1f} GiB" if isinstance(x, int | float) else str(x)
+
+
+def _ms(x: Value) -> str:
+    if not isinstance(x, int | float):
+        return str(x)
+    return f"{float(x) * 1000:,.1f} ms" if x < 1 else f"{float(x):,.2f} s"
+
+
+def bought(results: list[Sized]) -> list[FleetEnv]:
+    """The chosen candidates of the workloads that are met: what is bought, and what every
+    total adds up."""
+    return [r.choice for r in results if r.met and r.choice is not None]
+
+
+def cannot_meet_reason(sized: Sized) -> str:
+    """The target no candidate meets and the binding number, read from the candidates closest
+    to it: the context limit, the weights against the largest memory, ITL at batch 1, or TTFT
+    with no queue."""
+    wl = sized.workload
+    first = sized.rows[0]
+    tokens = int(wl.number("prompt_tokens") + wl.number("output_tokens"))
+    limit = first.model.model.number("max_position_embeddings")
+    if not any(env.value("context_supported") is True for env in sized.rows):
+        return (f"prompt + output {tokens:,} tokens > the model's context limit "
+                f"{int(float(limit)):,} tokens")
+    fitting = [env for env in sized.rows if env.value("fits_workload") is True]
+    if not fitting:
+        best = max(sized.rows, key=lambda env: env.number("usable_bytes_per_gpu")
+                   - env.number("weight_bytes_per_gpu"))
+        return (f"weights need {_gib(best.value('weight_bytes_per_gpu'))} per GPU at TP "
+                f"{best.candidate.tp} in {best.candidate.weights}; the {best.gpu.name} leaves "
+                f"{_gib(best.value('usable_bytes_per_gpu'))} for weights and KV cache")
+    itl_ok = [env for env in fitting if env.value("meets_itl") is True]
+    if not itl_ok:
+        best = min(fitting, key=lambda env: env.number("itl_seconds"))
+        return (f"ITL at batch {best.value('batch_chosen')} is {_ms(best.value('itl_seconds'))}"
+                f" on the fastest candidate ({best.candidate.gpu}, TP {best.candidate.tp}, "
+                f"{best.candidate.weights}) > the {_ms(wl.number('itl_s'))} target")
+    best = min(itl_ok, key=lambda env: env.number("ttft_no_queue_seconds"))
+    return (f"TTFT with no queue is {_ms(best.value('ttft_no_queue_seconds'))} on the fastest "
+            f"candidate ({best.candidate.gpu}, TP {best.candidate.tp}) > the "
+            f"{_ms(wl.number('ttft_s'))} target at p"
+            f"{best.number('latency_percentile_used') * 100:g}")
+
+
+def at_speed_end(env: FleetEnv, end: str) -> FleetEnv:
+    """The same candidate with the measured speed error at one end of its interquartile range
+    (q1: the model nearer right, optimistic; q3: further off, pessimistic)."""
+    return FleetEnv(env.workload, env.server, env.candidate, env.model, env.gpu,
+                    env.assumptions, env.speed, end, env.offer)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Serving replicas at the optimistic and pessimistic ends of the measured speed error,
+    and whether the chosen plan misses a target at the pessimistic end."""
+
+    optimistic: int
+    pessimistic: int
+    at_risk: bool
+
+
+def spread(env: FleetEnv) -> Spread:
+    if env.assumptions["speed_basis"] == "model":
+        n = int(env.number("serving_replicas"))
+        return Spread(n, n, False)
+    low, high = at_speed_end(env, "q1"), at_speed_end(env, "q3")
+    planned = env.number("serving_replicas")
+    needed = high.number("serving_replicas")
+    return Spread(int(low.number("serving_replicas")), int(needed),
+                  needed > planned or high.value("meets_targets") is not True)
+
+
 def _key(env: FleetEnv) -> float:
     value = env.value("choice_key")
     return float(value) if isinstance(value, int | float) else float("inf")
 
 
+def cheapest_offers(clouds: Catalog) -> dict[str, Entry]:
+    """For each GPU, the cloud offer with the lowest 3-year reserved price per GPU-hour (the
+    first of equals in catalog order): the one a fleet row rents, its prices live in the
+    workbook's Clouds sheet."""
+    best: dict[str, Entry] = {}
+    for offer in clouds.entries.values():
+        def per_gpu(e: Entry) -> float:
+            return e.number("reserved_3y_usd_per_hour") / max(1, e.number("gpus_per_instance"))
+
+        gpu = offer.text("gpu")
+        if gpu not in best or per_gpu(offer) < per_gpu(best[gpu]):
+            best[gpu] = offer
+    return best
+
+
+def default_clouds(gpus: Catalog) -> Catalog:
+    """The shipped cloud offers, for the GPUs `gpus` holds."""
+    return load_clouds(DEFAULT_CLOUDS, gpus, strict=False)
+
+
 def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: Catalog,
                   assumptions: Mapping[str, float | str],
-                  model_envs: dict[str, ModelEnv] | None = None) -> Sized:
+                  model_envs: dict[str, ModelEnv] | None = None,
+                  offers: Mapping[str, Entry] | None = None) -> Sized:
     envs = model_envs if model_envs is not None else {}
     mid = workload.text("model")
     if mid not in envs:
         envs[mid] = ModelEnv(models.entries[mid], assumptions)
     rows = []
+    engine, kind = str(assumptions["engine"]), model_class(models.entries[mid])
+    speeds: dict[str, SpeedRatio] = {}
     for c in candidates(workload, models, servers):
+        if c.gpu not in speeds:
+            speeds[c.gpu] = speed_ratio(c.gpu, engine, kind, gpu_name=gpus.entries[c.gpu].name)
         env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
-                       assumptions)
+                       assumptions, speeds[c.gpu], offer=(offers or {}).get(c.gpu))
         for quantity in FLEET_QUANTITIES:
             env.value(quantity.name)
         rows.append(env)
@@ -143,7 +273,8 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
 
 def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalog,
              overrides: Mapping[str, float | str] | None = None,
-             names: list[str] | tuple[str, ...] = ()) -> list[Sized]:
+             names: list[str] | tuple[str, ...] = (),
+             clouds: Catalog | None = None) -> list[Sized]:
     assumptions = resolve(overrides)
     check_rack_limits(servers, assumptions)
     chosen = list(names) or list(workloads.entries)
@@ -152,11 +283,12 @@ def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalo
             raise ArgumentError(f"--workload {name}: unknown workload; known: "
                                 f"{', '.join(workloads.entries)}")
     envs: dict[str, ModelEnv] = {}
+    offers = cheapest_offers(clouds if clouds is not None else default_clouds(gpus))
     out = []
     for name in chosen:
         entry = workloads.entries[name]
         assert isinstance(entry, Workload)
-        out.append(size_workload(entry, models, gpus, servers, assumptions, envs))
+        out.append(size_workload(entry, models, gpus, servers, assumptions, envs, offers))
     return out
 
 
@@ -164,6 +296,36 @@ def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalo
 
 _TOTALS = ("gpus", "servers", "racks", "it_power_w", "facility_power_w", "capex_usd",
            "opex_usd_per_year", "tco_usd")
+# What finance buys, per workload: each a fleet quantity, summed over the workloads bought.
+FINANCE_KEYS = ("gpus_bought", "idle_gpus", "extra_replicas", "replicas_installed",
+                "rack_share", "server_capex_usd", "network_capex_usd", "energy_usd_per_year",
+                "colocation_usd_per_year", "support_usd_per_year", "annual_cost_usd",
+                "cloud_reserved_3y_usd_per_year")
+SUMMED = (*_TOTALS, *FINANCE_KEYS, "cloud_usd_per_year", "cloud_reserved_usd_per_year")
+# The fleet's own figures, over the totals: racks packed once, and buy or rent for the fleet.
+FLEET_DECISION = ("cheapest_rent_usd_per_year", "verdict", "verdict_saving_usd_per_year")
+
+
+def _as_float(value: Value) -> float:
+    return float(value) if isinstance(value, int | float) else math.nan
+
+
+def fleet_totals(results: list[Sized]) -> dict[str, Value]:
+    """The totals of the workloads bought (every quantity in SUMMED), the racks they fill when
+    packed together (their rack shares added, rounded up once) and the fleet's verdict: the
+    verdict's definition over the totals."""
+    chosen = bought(results)
+    out: dict[str, Value] = {}
+    for key in SUMMED:
+        values = [env.value(key) for env in chosen]
+        out[key] = sum(_as_float(v) for v in values)
+    shares = sum(_as_float(env.value("rack_share")) for env in chosen)
+    out["racks_packed"] = math.ceil(round(shares, 6))
+    env = DictEnv({("q", k): v for k, v in out.items()})
+    for name in FLEET_DECISION:
+        out[name] = FLEET_BY_NAME[name].expr.evaluate(env)
+        env.values[("q", name)] = out[name]
+    return out
 
 
 def _num(env: FleetEnv, name: str) -> float | int | str | bool:
@@ -196,12 +358,54 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
                 "usd_per_million_input_tokens", "cloud_usd_per_year",
                 "cloud_reserved_usd_per_year", "break_even_utilisation", "itl_seconds"):
         out[key] = _num(env, key)
-    out["ttft_seconds"] = _num(env, "ttft_queued_seconds")
+    for key in (*FINANCE_KEYS, "cheapest_rent_usd_per_year", "verdict",
+                "verdict_saving_usd_per_year", "survives_server_loss"):
+        out[key] = _num(env, key)
+    out["order"] = {"server": c.server, "name": env.server.name,
+                    "quantity": _num(env, "servers"),
+                    "unit_price_usd": float(env.server.number("price_usd")),
+                    "price_date": env.server.text("price_date"),
+                    "extended_price_usd": _num(env, "server_capex_usd")}
+    out["ttft_seconds"] = _num(env, "ttft_mean_seconds")
     out["capacity_requests_per_second"] = _num(env, "capacity_requests_per_second")
     out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
     out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
     out["itl_target_seconds"] = float(env.workload.number("itl_s"))
-    out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]))
+    percentile = env.number("latency_percentile_used")
+    out["latency_percentile"] = round(percentile * 100, 6)
+    out["itl_percentile_seconds"] = _num(env, "itl_percentile_seconds")
+    out["ttft_percentile_seconds"] = _num(env, "ttft_percentile_seconds")
+    out["speed_basis"] = str(env.assumptions["speed_basis"])
+    out["speed_ratio_applied"] = _num(env, "speed_ratio_applied")
+    out["speed_ratio_basis"] = env.speed.basis
+    ends = spread(env)
+    out["replicas_optimistic"] = ends.optimistic
+    out["replicas_pessimistic"] = ends.pessimistic
+    out["at_risk"] = ends.at_risk
+    out["gpus_bought"] = _num(env, "gpus_bought")
+    out["gpus_used"] = _num(env, "gpus")
+    out["idle_gpus"] = _num(env, "idle_gpus")
+    out["extra_replicas"] = _num(env, "extra_replicas")
+    out["survives_server_loss"] = _num(env, "survives_server_loss")
+    out["rack_share"] = _num(env, "rack_share")
+    for key in ("server_capex_usd", "network_capex_usd", "support_usd_per_year",
+                "energy_usd_per_year", "colocation_usd_per_year",
+                "verdict_saving_usd_per_year"):
+        out[key] = _num(env, key)
+    offer = env.offer if env.value("cloud_instances") else None
+    out["rent"] = {
+        "instance": (f"{offer.text('provider')} {offer.text('instance')}" if offer is not None
+                     else None),
+        "offer": offer.id if offer is not None else None,
+        "instances": _num(env, "cloud_instances"),
+        "on_demand_usd_per_year": _num(env, "cloud_usd_per_year"),
+        "reserved_1y_usd_per_year": _num(env, "cloud_reserved_usd_per_year"),
+        "reserved_3y_usd_per_year": _num(env, "cloud_reserved_3y_usd_per_year"),
+    }
+    out["owned_equivalent_annual_cost_usd"] = _num(env, "annual_cost_usd")
+    out["verdict"] = _num(env, "verdict")
+    out["measured_speed"] = speed_on(c.gpu, str(env.assumptions["engine"]),
+                                     model_class=model_class(env.model.model))
     out["measured_ttft"] = ttft_figures()
     return out
 
@@ -211,7 +415,18 @@ def size_json(results: list[Sized]) -> dict[str, object]:
     for r in results:
         assert r.choice is not None
         entry = fleet_json(r.choice)
+        entry["met"] = r.met
+        entry["cannot_meet"] = r.cannot_meet
         entry["alternatives"] = [fleet_json(e) for e in r.alternatives()]
         workloads.append(entry)
-    totals = {k: sum(w[k] for w in workloads) for k in _TOTALS}  # type: ignore[misc]
-    return {"workloads": workloads, "totals": totals}
+    met = [w for w in workloads if w["met"]]
+    totals: dict[str, object] = {k: sum(w[k] for w in met)  # type: ignore[misc]
+                                 for k in (*_TOTALS, *FINANCE_KEYS)}
+    totals["workloads_sized"] = len(met)
+    totals["workloads"] = len(workloads)
+    fleet = fleet_totals(results)
+    totals["racks_alone"] = totals["racks"]  # each workload's fleet in racks of its own
+    totals["racks"] = fleet["racks_packed"]  # the fleet's racks: the shares packed together
+    return {"workloads": workloads, "totals": totals,
+            "fleet": {"racks_packed": fleet["racks_packed"],
+                      **{k: fleet[k] for k in FLEET_DECISION}}}

@@ -17,6 +17,7 @@ from typing import Any
 
 from planner import __version__
 from planner.errors import PlannerError
+from planner.plan.plan import Progress
 from planner.roundtrip.compare import same_formula, same_value, shifted
 from planner.roundtrip.reader import (
     CATALOG_SHEETS,
@@ -196,8 +197,11 @@ def _compare_sheet(sheet: str, ref: Cells, ed: Cells, namer: Namer, out: Workboo
             out.cells.append(item)
 
 
-def diff_workbook(workbook: Path | str, against: Path | str | None = None) -> WorkbookDiff:
-    """Compare an edited workbook with a rebuild from what it was built from (or `against`)."""
+def diff_workbook(workbook: Path | str, against: Path | str | None = None,
+                  progress: Progress | None = None) -> WorkbookDiff:
+    """Compare an edited workbook with a rebuild from what it was built from (or `against`).
+    Both workbooks are streamed sheet by sheet (reader.StreamedBook); `progress` hears of the
+    rebuild and of each sheet compared."""
     from planner.outputs.workbook import SHEET_ORDER, write_workbook
     from planner.plan.plan import build_plan
 
@@ -213,7 +217,7 @@ def diff_workbook(workbook: Path | str, against: Path | str | None = None) -> Wo
                                 "restore it under its name")
         p = sources.paths
         try:
-            plan = build_plan(p["models"], p["gpus"], p["grid"], sources.overrides,
+            plan = build_plan(p["models"], p["gpus"], p["grid"], sources.overrides, progress,
                               workloads_path=p["workloads"], servers_path=p["servers"])
         except PlannerError as exc:
             raise WorkbookError(workbook, f"cannot rebuild it from what it was built from: "
@@ -225,7 +229,7 @@ def diff_workbook(workbook: Path | str, against: Path | str | None = None) -> Wo
                                 f"{__version__}: formulas may differ for that reason alone")
         with tempfile.TemporaryDirectory(prefix="planner-diff-") as tmp:
             rebuilt = Path(tmp) / "rebuilt.xlsx"
-            write_workbook(plan, rebuilt)
+            write_workbook(plan, rebuilt, progress)
             reference = open_workbook(rebuilt)
             try:
                 styles = sheet_styles(reference)
@@ -233,6 +237,8 @@ def diff_workbook(workbook: Path | str, against: Path | str | None = None) -> Wo
                 for sheet in SHEET_ORDER:
                     if sheet == "About":
                         continue
+                    if progress:
+                        progress(f"comparing sheet {sheet}", 0, 1)
                     ref = read_sheet(reference[sheet], styles)
                     ed = read_sheet(edited[sheet], None)
                     _compare_sheet(sheet, ref, ed, namer, result)

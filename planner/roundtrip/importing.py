@@ -29,6 +29,11 @@ from planner.roundtrip.sources import FILE_NAMES
 from planner.roundtrip.yamltext import YamlText, key_line, scalar_text
 
 CATALOG_SECTIONS = ("models", "gpus", "servers", "workloads")
+# Prices whose edit in the workbook dates the entry's price (price_date: the month of the
+# import) and says so in its source field, so that the YAML never shows a new price with an
+# old date and an old source.
+PRICE_FIELDS = {"servers": ("price_usd",), "gpus": ("price_usd", "price_per_hour_usd")}
+PRICE_SOURCE = {"servers": "source", "gpus": "price_source"}
 OUTPUT_KINDS = ("assumptions", *CATALOG_SECTIONS, "grid")
 VIEW_IDS = ("model", "gpu", "weights", "kv")
 VIEW_LISTS = ("contexts", "concurrency")
@@ -48,6 +53,7 @@ class Written:
     file: Path
     line: int | None
     why: str  # "edited" | "--set" (a catalog field the build had from --set) | "as built"
+    #          | "price edited" (the date and source of a price edited in the workbook)
 
 
 @dataclass
@@ -184,11 +190,11 @@ def _refuse(d: WorkbookDiff, formulas: list[FormulaChange], inputs: list[InputCe
 
 
 def import_workbook(workbook: Path | str, to: Path | str | None = None,
-                    accept: Sequence[str] = ()) -> ImportResult:
+                    accept: Sequence[str] = (), progress: Any = None) -> ImportResult:
     from planner.outputs.workbook import SHEET_ORDER
 
     workbook = Path(workbook)
-    d = diff_workbook(workbook)
+    d = diff_workbook(workbook, progress=progress)
     folder = Path(to) if to is not None else workbook.parent / "imported"
     accepted = {_parse_cell(text, SHEET_ORDER): text for text in accept}
     used: set[tuple[str, str]] = set()
@@ -320,11 +326,52 @@ def _catalog(d: WorkbookDiff, result: ImportResult, section: str,
             "--set" if home.describe() in recorded else "as built")
         changes.append((Written(c.sheet, c.cell, c.name, current if why != "edited" else c.old,
                                 new, result.files[section], None, why), [*keys, home.field]))
+    changes += _price_audit(d, section, doc, raw, changes, result)
     text = doc.result()
     for w, keys in changes:
         w.line = key_line(text, keys) if w.new is not None else None
         result.written.append(w)
     return text
+
+
+def _price_audit(d: WorkbookDiff, section: str, doc: YamlText, raw: dict[str, Any],
+                 changes: list[tuple[Written, list[str]]], result: ImportResult
+                 ) -> list[tuple[Written, list[str]]]:
+    """For each entry whose price was edited in the workbook: price_date becomes this month
+    (unless the edit set a date too), and the price's source says it was edited in the
+    workbook, on which day, and what the price was."""
+    fields = PRICE_FIELDS.get(section, ())
+    edited: dict[str, list[tuple[str, Written]]] = {}  # entry -> (field, what was written)
+    for w, (_, entry, field_name) in changes:
+        if w.why == "edited" and field_name in fields:
+            edited.setdefault(entry, []).append((field_name, w))
+    dated = {keys[1] for w, keys in changes if w.why == "edited" and keys[-1] == "price_date"}
+    today = dt.date.today()
+    out: list[tuple[Written, list[str]]] = []
+    for entry, prices in edited.items():
+        keys = [section, entry]
+        what = ", ".join(f"{f} {shown(w.old)} -> {shown(w.new)}" for f, w in prices)
+        updates = {}
+        if entry not in dated:
+            updates["price_date"] = f"{today:%Y-%m}"
+        old_source = str(raw[entry].get(PRICE_SOURCE[section]) or "").strip()
+        note = f"edited in the workbook {d.workbook.name} on {today.isoformat()} ({what})"
+        updates[PRICE_SOURCE[section]] = f"{old_source}; {note}" if old_source else note
+        for field_name, value in updates.items():
+            old = raw[entry].get(field_name)
+            node = doc.node([*keys, field_name])
+            written = doc.text[node.start_mark.index:node.end_mark.index] if node else None
+            text = scalar_text(value, written)
+            if doc.has(keys, field_name):
+                doc.set(keys, field_name, text)
+            else:
+                doc.add(keys, field_name, text)
+            first = prices[0][1]
+            out.append((Written(first.sheet, first.cell,
+                                f"{section}.{entry}.{field_name}", old, value,
+                                result.files[section], None, "price edited"),
+                        [*keys, field_name]))
+    return out
 
 
 def _grid(d: WorkbookDiff, result: ImportResult, value: Callable[[InputCell], Any]) -> str:
@@ -424,9 +471,12 @@ def import_text(r: ImportResult) -> str:
     for w in r.written:
         at = f"{w.file.name}" + (f" line {w.line}" if w.line else "")
         why = {"edited": "", "--set": "  (--set when built)",
-               "as built": "  (as the build read it)"}[w.why]
-        lines.append(f"  {w.sheet}!{w.cell}  {w.name}  {shown(w.old)} -> {shown(w.new)}  "
-                     f"-> {at}{why}")
+               "as built": "  (as the build read it)",
+               "price edited": "  (its price was edited in the workbook)"}[w.why]
+        old, new = shown(w.old), shown(w.new)
+        if w.why == "price edited" and new.startswith(old) and len(new) > len(old):
+            old, new = "...", "..." + new[len(old):]  # a source: what was added to it
+        lines.append(f"  {w.sheet}!{w.cell}  {w.name}  {old} -> {new}  -> {at}{why}")
     if not r.written:
         lines.append("  nothing was edited: the files are copies of what it was built from")
     for sheet, cell, name, what in r.dropped:

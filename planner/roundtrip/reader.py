@@ -16,12 +16,21 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import PlannerError
+from planner.roundtrip.streamed import (  # noqa: F401 - Cells and the kinds are read from here
+    FORMULA,
+    INPUT,
+    INPUT_STYLES,
+    LO_BOOLEANS,
+    OTHER,
+    Cells,
+    StreamedBook,
+    StreamedSheet,
+)
 
 ABOUT_TITLE = "GPU capacity plan for LLM inference"
 # About-sheet labels of the files a build read (servers and workloads when it records them).
 ABOUT_FILES = {"Model catalog": "models", "GPU catalog": "gpus", "Grid": "grid",
                "Server catalog": "servers", "Workload catalog": "workloads"}
-INPUT_STYLES = ("planner_input", "planner_input_text")
 CATALOG_SHEETS = {"Models": "models", "GPUs": "gpus", "Workloads": "workloads",
                   "Servers": "servers"}
 # An A1 reference: $ (absolute column), column, $ (absolute row), row.
@@ -61,20 +70,17 @@ class Recorded:
     overrides_cell: str | None = None
 
 
-def open_workbook(path: Path, read_only: bool = True):  # type: ignore[no-untyped-def]
-    from openpyxl import load_workbook
-
+def open_workbook(path: Path) -> StreamedBook:
+    """The workbook at `path`, its sheets read only when asked for (see StreamedBook)."""
     if not path.is_file():
         raise WorkbookError(path, "file not found" if not path.exists() else "is not a file",
                             hint="pass the path of a workbook written by planner build")
     try:
-        return load_workbook(path, read_only=read_only)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError) as exc:
+        return StreamedBook(path)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, TypeError, SyntaxError) as exc:
         raise WorkbookError(path, f"cannot be read as an .xlsx workbook ({exc})",
                             hint="pass the .xlsx file planner build wrote (saved as .xlsx if "
                                  "it was edited)") from None
-    except Exception as exc:  # openpyxl's InvalidFileException and the like
-        raise WorkbookError(path, f"cannot be read as an .xlsx workbook ({exc})") from None
 
 
 def read_recorded(path: Path, wb: Any = None) -> Recorded:
@@ -128,9 +134,7 @@ def read_recorded(path: Path, wb: Any = None) -> Recorded:
 
 # -- reading cells ---------------------------------------------------------------------------
 
-Cells = dict[tuple[int, int], tuple[Any, str]]  # (row, column) -> (value, kind)
-FORMULA, INPUT, OTHER = "f", "i", "v"
-_LO_BOOLEANS = {"=TRUE()": True, "=FALSE()": False}
+_LO_BOOLEANS = LO_BOOLEANS
 
 
 def _value(cell: Any) -> tuple[Any, bool]:
@@ -149,6 +153,8 @@ def _value(cell: Any) -> tuple[Any, bool]:
 
 def read_sheet(ws: Any, styles: list[str] | None) -> Cells:
     """Every non-empty cell; with `styles` (the reference), which are inputs."""
+    if isinstance(ws, StreamedSheet):
+        return ws.cells(styles)
     out: Cells = {}
     if styles is None and hasattr(ws, "reset_dimensions"):
         ws.reset_dimensions()  # read every cell, whatever size the file says the sheet has
@@ -174,6 +180,9 @@ def read_sheet(ws: Any, styles: list[str] | None) -> Cells:
 
 
 def sheet_styles(wb: Any) -> list[str]:
+    """The named style of each cell format (a streamed book), or openpyxl's named styles."""
+    if isinstance(wb, StreamedBook):
+        return wb.style_names
     try:
         return [str(s) for s in wb._named_styles.names]
     except AttributeError:  # pragma: no cover - openpyxl internals
@@ -265,6 +274,9 @@ class Namer:
             self.homes[("Capacity", lay.concurrency_cell(j).replace("$", ""))] = Home(
                 "view", "concurrency", index=j)
         self.ids: dict[str, dict[int, Any]] = {}
+        from planner.outputs.workbook.budget_sheet import BudgetLayout
+
+        self.budget_names = BudgetLayout([s.workload.id for s in plan.sized]).cell_names()
 
     def set_ids(self, sheet: str, cells: Cells) -> None:
         """Column A of a sheet: the id each row's cells belong to."""
@@ -291,14 +303,8 @@ class Namer:
                     return home.describe(), home
                 return f"{section}.{entry}.{column}", None
             return f"{column}, row {row}", None
-        if sheet == "Budget" and col >= 2 and row in self.ids.get(sheet, {}):
-            from planner.outputs.workbook.fleet_sheets import BUDGET_FIELDS
-
-            entry = self.ids[sheet][row]
-            if col == 2:
-                return f"budget.{entry}.fleet_row", None
-            if col - 3 < len(BUDGET_FIELDS):
-                return f"budget.{entry}.{BUDGET_FIELDS[col - 3][0]}", None
+        if sheet == "Budget" and (row, col) in self.budget_names:
+            return self.budget_names[(row, col)], None
         for rs, name, c, r0, r1 in self.ranges:
             if rs == sheet and c == col and r0 <= row <= r1:
                 entry = self.ids.get(sheet, {}).get(row)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.evidence.enginelog.report import ENGINE_NAMES, EngineReport, LogError
-from planner.evidence.enginelog.rules import Rule
+from planner.evidence.enginelog.rules import BadFigure, Rule
 from planner.evidence.enginelog.sglang import SGLANG_RULES
 from planner.evidence.enginelog.trtllm import TRTLLM_RULES
 from planner.evidence.enginelog.vllm import VLLM_RULES
@@ -92,7 +92,7 @@ class _Hit:
         return (self.source, self.rank, self.line)
 
 
-def _scan(lines: list[str]) -> list[_Hit]:
+def _scan(lines: list[str], name: str = "<log>") -> list[_Hit]:
     hits: list[_Hit] = []
     for index, line in enumerate(lines):
         if not line.strip():
@@ -105,9 +105,16 @@ def _scan(lines: list[str]) -> list[_Hit]:
             if match is None:
                 continue
             rank = _rank_order(text[:match.start()])
-            for name, value in rule.extract(match).items():
-                hits.append(_Hit(rule.engine, name, value, index + 1, rule.source_of(name),
-                                 rank))
+            try:
+                extracted = rule.extract(match)
+            except BadFigure as bad:
+                raise LogError(name, f"{bad} ({ENGINE_NAMES[rule.engine]} printed "
+                               f"'{match.group(0).strip()}')",
+                               "the log is corrupt or was edited here; pass the log as the "
+                               "engine wrote it", index + 1, line.strip()) from None
+            for field_name, value in extracted.items():
+                hits.append(_Hit(rule.engine, field_name, value, index + 1,
+                                 rule.source_of(field_name), rank))
     return hits
 
 
@@ -215,7 +222,7 @@ def parse_text(text: str, name: str = "<log>") -> EngineReport:
         raise LogError(name, "the log is empty",
                        "pass the log a vLLM, SGLang or TensorRT-LLM server prints while it starts")
     lines = [_clean(line) for line in text.lstrip("\ufeff").split("\n")]
-    hits = _scan(lines)
+    hits = _scan(lines, name)
     engine = _pick_engine(name, hits)
     return _report(name, engine, hits, lines)
 

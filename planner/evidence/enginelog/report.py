@@ -17,11 +17,15 @@ ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
 class LogError(PlannerError):
     """A log file that cannot be read, or that carries no engine's KV-cache figures."""
 
-    def __init__(self, name: str, problem: str, hint: str | None = None) -> None:
+    def __init__(self, name: str, problem: str, hint: str | None = None,
+                 line: int | None = None, shown: str | None = None) -> None:
         self.name = name
         self.problem = problem
         self.hint = hint
-        text = f"{name}: {problem}"
+        self.line = line
+        text = f"{name}, line {line}: {problem}" if line else f"{name}: {problem}"
+        if shown is not None:
+            text += f"\n  {line:>4} | {shown if len(shown) <= 200 else shown[:197] + '...'}"
         if hint:
             text += f"\n  hint: {hint}"
         super().__init__(text)

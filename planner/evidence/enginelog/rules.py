@@ -9,6 +9,7 @@ launch command echoed into the log.
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from collections.abc import Callable
@@ -18,16 +19,35 @@ from typing import Any
 # ---------------------------------------------------------------------------------------------
 # Value helpers
 
-NUM = r"(\d+(?:\.\d+)?)"
-INT = r"(\d[\d,]*)"
+# The patterns take a sign, an exponent and a fraction too, so that a negative or garbled figure
+# ("GPU KV cache size: -476,016 tokens") is read and refused with its line rather than skipped.
+NUM = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+INT = r"(-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 GIB = r"\s*Gi?B"
+_GROUPED = re.compile(r"\d+|\d{1,3}(?:,\d{3})+")
+
+
+class BadFigure(ValueError):
+    """A figure the engine cannot have meant: negative, not finite, or garbled; the scanner
+    reports it with the log's line."""
 
 
 def as_float(text: str) -> float:
-    return float(text)
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadFigure(f"the figure {text} is not a finite number")
+    if value < 0:
+        raise BadFigure(f"the figure {text} is negative; a size or fraction is 0 or more")
+    return value
 
 
 def as_int(text: str) -> int:
+    text = text.rstrip(",")
+    if text.startswith("-"):
+        raise BadFigure(f"the figure {text} is negative; a count is a whole number, 0 or more")
+    if not _GROUPED.fullmatch(text):
+        raise BadFigure(f"the figure {text} is not a whole number as an engine prints one "
+                        "(digits, optionally grouped in threes by commas: 476,016)")
     return int(text.replace(",", ""))
 
 
@@ -35,8 +55,10 @@ def _opt_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
+        if value < 0:
+            raise BadFigure(f"the setting {value} is negative")
         return value
-    if isinstance(value, str) and re.fullmatch(r"\d[\d,]*", value.strip()):
+    if isinstance(value, str) and re.fullmatch(INT, value.strip()):
         return as_int(value.strip())
     return None
 
@@ -45,9 +67,9 @@ def _opt_float(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
+        return as_float(repr(value))
     if isinstance(value, str) and re.fullmatch(NUM, value.strip()):
-        return float(value)
+        return as_float(value.strip())
     return None
 
 

@@ -8,17 +8,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from planner.errors import CatalogError, Location
 from planner.inputs.entries import Model
-from planner.inputs.fields import HF_IGNORED_FIELDS, ID_PATTERN, LAYER_PATTERN_FIELDS, MODEL_FIELDS
+from planner.inputs.fields import (
+    HF_IGNORED_FIELDS,
+    ID_PATTERN,
+    LAYER_PATTERN_FIELDS,
+    MODEL_FIELDS,
+    FieldSpec,
+    check_value,
+)
 from planner.inputs.hfimport.files import GENERATION, INDEX, JsonFile, ShardCount, slug
 from planner.inputs.hfimport.params import shape_params, vision_params
 from planner.inputs.hfimport.quantisation import quant_format
 from planner.inputs.model_shape import LayerPattern, model_from_fields, pattern_layer_types
+from planner.inputs.yamlsource import Node
 from planner.model.formats import WEIGHT_FORMATS
 
 # Where a vision-language config keeps its language model.
@@ -34,6 +42,14 @@ SHAPE_FIELDS = (
     "sliding_window", "attention_chunk_size", "linear_num_value_heads", "linear_num_key_heads",
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim",
 )
+# The vision config's numbers vision_params reads (all positive where given).
+VISION_NUMBERS = ("hidden_size", "intermediate_size", "num_hidden_layers", "depth", "patch_size",
+                  "image_size", "num_channels", "projector_input_dim", "projector_output_dim",
+                  "pixel_shuffle_ratio", "vision_output_dim")
+VISION_TOP_NUMBERS = ("spatial_merge_size", "downsample_ratio")
+# Shape fields the planner divides by: a 0 in the config is refused as soon as it is read.
+MUST_BE_POSITIVE = ("num_hidden_layers", "hidden_size", "num_attention_heads",
+                    "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size")
 # Other spellings of the same field (GPT-2, Falcon, ChatGLM, Mistral-native, gpt-oss ...).
 ALIASES: dict[str, tuple[str, ...]] = {
     "num_hidden_layers": ("n_layer", "n_layers", "num_layers"),
@@ -207,7 +223,7 @@ class _Converter:
                     and (not moe or bool(self.text.data.get("num_local_experts")))))
             if value is None:
                 continue
-            self.set(name, value, section, key)
+            self.set(name, self.checked(name, value, section, key), section, key)
         for name in ("num_hidden_layers", "hidden_size", "num_attention_heads",
                      "intermediate_size", "vocab_size"):
             if name not in self.values:
@@ -244,6 +260,18 @@ class _Converter:
             if self.values.get(name) == 0:
                 self.values.pop(name)
         self.moe_layout()
+
+    def checked(self, name: str, value: object, section: _Section | None,
+                key: str | None) -> object:
+        """A number of the config checked as the catalog field it becomes (a number, finite,
+        not negative, within sane bounds; greater than 0 where the shape divides by it), before
+        anything computes with it: a located error, not a ZeroDivisionError or OverflowError."""
+        spec = MODEL_FIELDS.get(name)
+        if spec is None or spec.kind not in ("int", "number"):
+            return value
+        if name not in MUST_BE_POSITIVE:  # 0 can mean "none" here; the entry's check decides
+            spec = replace(spec, allow_zero=True)
+        return check_value(spec, Node(value, 0, 0), self.loc(section, key))
 
     def slides(self) -> bool:
         use = self.text.data.get("use_sliding_window")
@@ -397,6 +425,12 @@ class _Converter:
     def vision_params(self) -> int:
         if self.vision is None:
             return 0
+        for section, keys in ((self.vision, VISION_NUMBERS), (self.top, VISION_TOP_NUMBERS)):
+            for key in keys:
+                if section.data.get(key) is not None:
+                    spec = FieldSpec("number", help=f"the vision model's {key}", most=1e9,
+                                     most_why="no vision tower is near that size")
+                    check_value(spec, Node(section.data[key], 0, 0), self.loc(section, key))
         count, words = vision_params(self.vision.data, self.top.data,
                                       int(self.values["hidden_size"]))  # type: ignore[call-overload]
         self.vision.used.update(self.vision.data)
@@ -439,8 +473,11 @@ def convert(config: JsonFile, entry_id: str, *, hf_id: str | None = None,
     if index is not None:
         meta = index.data.get("metadata")
         stored = meta.get("total_size") if isinstance(meta, dict) else None
-        if isinstance(stored, int) and stored > 0:
-            size = stored
+        if stored is not None:
+            spec = FieldSpec("int", help=f"the checkpoint's bytes on disk ({INDEX})")
+            size = int(check_value(spec, Node(stored, 0, 0), Location(  # type: ignore[call-overload]
+                index.path, index.lines.get(("metadata", "total_size")) or 1, entry=c.id,
+                field="metadata.total_size")))
     if shards is not None and not shards.packed:
         if shards.vision and vision:
             vision = shards.vision

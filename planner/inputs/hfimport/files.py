@@ -217,25 +217,17 @@ def read_shards(folder: Path, files: Iterable[str], layers: int) -> tuple[ShardC
             except ValueError:
                 return None, f"{name} has no readable safetensors header"
         count += 1
-        for tensor, info in header.items():
-            if tensor == "__metadata__" or not isinstance(info, dict):
-                continue
-            begin, end = info.get("data_offsets", [0, 0])
-            size += int(end) - int(begin)
-            if SCALE_TENSORS.search(tensor):
-                continue
-            if str(info.get("dtype", "")).startswith(("I", "U")):
-                packed = True
-            elements = 1
-            for dim in info.get("shape", []):
-                elements *= int(dim)
-            layer = re.search(r"layers\.(\d+)\.", tensor)
-            if any(part in tensor for part in VISION_TENSORS):
-                vision += elements
-            elif tensor.startswith("mtp.") or (layer and int(layer.group(1)) >= layers):
-                mtp += elements
-            else:
-                text += elements
+        if not isinstance(header, dict):
+            return None, f"{name} has no readable safetensors header"
+        try:
+            counted = _count_tensors(header, layers)
+        except (TypeError, ValueError, OverflowError):
+            return None, f"{name} has a safetensors header with unreadable shapes or offsets"
+        size += counted[0]
+        text += counted[1]
+        vision += counted[2]
+        mtp += counted[3]
+        packed = packed or counted[4]
     if not count:
         return None, ""
     return ShardCount(text, vision, mtp, size, packed, count), ""
@@ -255,3 +247,32 @@ def front_matter(path: Path) -> dict[str, Any]:
     except yaml.YAMLError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _count_tensors(header: dict, layers: int) -> tuple[int, int, int, int, bool]:
+    """(bytes, text, vision, MTP parameters, packed) of one safetensors header; a shape or
+    offset that is not a whole number, or is negative, raises ValueError."""
+    size = text = vision = mtp = 0
+    packed = False
+    for tensor, info in header.items():
+        if tensor == "__metadata__" or not isinstance(info, dict):
+            continue
+        begin, end = info.get("data_offsets", [0, 0])
+        size += int(end) - int(begin)
+        if SCALE_TENSORS.search(tensor):
+            continue
+        if str(info.get("dtype", "")).startswith(("I", "U")):
+            packed = True
+        elements = 1
+        for dim in info.get("shape", []):
+            elements *= int(dim)
+        layer = re.search(r"layers\.(\d+)\.", tensor)
+        if any(part in tensor for part in VISION_TENSORS):
+            vision += elements
+        elif tensor.startswith("mtp.") or (layer and int(layer.group(1)) >= layers):
+            mtp += elements
+        else:
+            text += elements
+    if size < 0 or min(text, vision, mtp) < 0:
+        raise ValueError("negative size")
+    return size, text, vision, mtp, packed

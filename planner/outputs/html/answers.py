@@ -48,15 +48,21 @@ class ModelAnswers:
 
 def _nothing_fits(plan: Plan, rows: int, most_pick: Pick | None, batch: int,
                   context: int) -> str:
-    """`rows`: how many rows there are; `most_pick`: the first with the most sequences."""
+    """Why nothing fits, naming the real limit: TP, the model's context length, the weights,
+    or the KV cache (memory). `rows`: how many rows there are; `most_pick`: the first with the
+    most sequences."""
     text = f"Nothing in the grid fits {batch} sequences of {tokens_label(context)} tokens"
     most = picked(plan, most_pick)
     if not rows or most is None:
         return text + "; TP cannot shard the model on any GPU in the grid."
+    if most.value("context_supported") is not True:
+        limit = int(plan.models.entries[most.scenario.model].number("max_position_embeddings"))
+        return (text + f": {tokens_label(context)} tokens is beyond the model's context limit "
+                f"of {limit:,} tokens ({tokens_label(limit)}), whatever the memory.")
     if not number(most, "max_sequences") > 0:
-        return text + "; the weights do not fit any configuration."
-    return (text + f"; at most {bare(most, 'max_sequences')} on "
-            f"{config_text(plan, most.scenario)}.")
+        return text + "; the weights do not fit any configuration's memory."
+    return (text + f": not enough memory for the KV cache; at most "
+            f"{bare(most, 'max_sequences')} on {config_text(plan, most.scenario)}.")
 
 
 def _alternative(plan: Plan, best: Evaluated | None, alt_pick: Pick | None) -> str:

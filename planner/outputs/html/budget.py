@@ -1,6 +1,8 @@
-"""The HTML summary's first section: for each workload what to buy and what it costs, whether
-each target is met, and the best option on the other server types. Every figure is a fleet
-quantity's value, the same the workbook's Budget sheet caches."""
+"""The HTML summary's workload cards: for each workload the buy-or-rent verdict (renting first
+where it wins), what to buy in plain words and what it costs, owned and rented, each target at
+its percentile with the margin behind it, the caveats `planner size` prints, and the best option
+on the other server types; then the scenarios and what the budget is sensitive to. Every figure
+is a fleet quantity's value, the same the workbook's Budget sheet caches."""
 
 from __future__ import annotations
 
@@ -9,8 +11,23 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from planner.evidence.measured import speed_sentence, ttft_sentence
+from planner.inputs.model_shape import model_class
+from planner.outputs.html.assessment import UNMET, Assessment, assess
+from planner.outputs.html.charts import chart
+from planner.outputs.html.decision import (
+    card_anchor,
+    kw,
+    rent_where,
+    short_name,
+    status,
+    verdict_term,
+)
+from planner.outputs.html.formatting import count
+from planner.outputs.html.glossary import Linker
+from planner.outputs.html.prices import server_anchor
 from planner.outputs.html.svgcharts import tornado_chart
-from planner.outputs.terminal import money, seconds_text
+from planner.outputs.terminal import margin_line, money, seconds_text
 from planner.plan.plan import Plan
 from planner.plan.sensitivity import SERVER_PRICE, base_totals
 from planner.plan.sizing import FleetEnv, Sized
@@ -36,46 +53,58 @@ def price(amount: str, date: str, today: dt.date) -> Price:
 
 @dataclass(frozen=True)
 class Target:
-    name: str
+    name: Markup
     achieved: str
+    mean: str
     target: str
     met: bool
+    mark: Markup  # the tick (or warning) with the margin beside it
 
 
 @dataclass(frozen=True)
 class Option:
     server: str
+    anchor: str
     config: str
-    gpus: int
+    gpus: str
     tco: str
     verdict: str
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str  # for auditors and tests: capex, opex, tco, ...
+    label: str
+    value: Markup  # the figure, first in its cell
+    note: Markup
+
+
+@dataclass(frozen=True)
+class Caveat:
+    text: str
+    repeated: bool  # said word for word on an earlier card: the print leaves it out
 
 
 @dataclass(frozen=True)
 class BudgetCard:
     workload: str
     name: str
+    anchor: str
     traffic: str
-    meets: bool
-    verdict: str
-    buy: str
-    run: str
-    power: str
-    server_price: Price
-    cloud_price: Price
-    capex: str
-    opex_year: str
-    opex_month: str
-    tco: str
-    years: str
-    per_million_output: str
-    per_million_input: str
-    cloud_on_demand: str
-    cloud_reserved: str
-    break_even: str
+    state: str
+    status: Markup
+    verdict: Markup
+    rent_wins: bool
+    rows: list[Row]
     targets: list[Target]
+    caveats: list[Caveat]
     options: list[Option]
+    options_caption: str
+    server_price: Price
     source: str
+
+
+MAX_OPTIONS = 4
 
 
 def _f(env: FleetEnv, name: str) -> float:
@@ -89,94 +118,176 @@ def _i(env: FleetEnv, name: str) -> int:
 
 def _config(env: FleetEnv) -> str:
     c = env.candidate
-    return f"{c.weights.upper()} weights, {c.kv.upper()} KV, TP {c.tp}"
+    return f"{c.weights.upper()} weights, {c.kv.upper()} KV cache, TP {c.tp}"
 
 
-def card(sized: Sized, today: dt.date) -> BudgetCard:
+def dated(p: Price, stale_months: int = STALE_MONTHS) -> Markup:
+    """"as of 2026-01", flagged when the price is older than `stale_months`."""
+    flag = (Markup(' <b class="stale">(price older than {} months)</b>').format(stale_months)
+            if p.stale else "")
+    return Markup("as of {}{}").format(p.date, flag)
+
+
+def order_text(env: FleetEnv) -> str:
+    """What the GPUs bought do, as `planner size` says it (terminal.order_line)."""
+    extra, idle = _i(env, "extra_replicas"), _i(env, "idle_gpus")
+    use = [f"{_i(env, 'gpus')} run the replicas"]
+    if extra:
+        use.append(f"{extra * env.candidate.tp} run {count(extra, 'extra replica')} at no cost")
+    if idle:
+        use.append(f"{idle} idle")
+    survives = ("survives one server down" if env.value("survives_server_loss") is True
+                else "not redundant: one server down loses capacity")
+    return f"{count(_i(env, 'gpus_bought'), 'GPU')} bought: {', '.join(use)}; {survives}"
+
+
+def plain_words(env: FleetEnv) -> str:
+    """"7 copies of the model, each on 1 GPU, up to 63 requests at once (1 spare)"."""
+    replicas, tp = _i(env, "replicas"), env.candidate.tp
+    batch, spare = _i(env, "batch_chosen"), int(env.workload.number("spare_replicas"))
+    return (f"{count(replicas, 'copy')} of the model, each on {count(tp, 'GPU')}, up to "
+            f"{count(batch, 'request')} at once" + (f" ({spare} spare)" if spare else ""))
+
+
+def targets(env: FleetEnv, a: Assessment, link: Linker) -> list[Target]:
+    wl, pct = env.workload, a.percentile
+    mark = link(a.tick)
+    rate, capacity = _f(env, "rate_requests_per_second"), _f(env, "capacity_requests_per_second")
+    return [
+        Target(link("ITL (inter-token latency)"),
+               f"{seconds_text(_f(env, 'itl_percentile_seconds'))} at {pct}",
+               f"mean {seconds_text(_f(env, 'itl_seconds'))}",
+               f"{seconds_text(wl.number('itl_s'))} at {pct}", bool(env.value("meets_itl")),
+               mark),
+        Target(link("TTFT (time to first token), queueing included"),
+               f"{seconds_text(_f(env, 'ttft_percentile_seconds'))} at {pct}",
+               f"mean {seconds_text(_f(env, 'ttft_mean_seconds'))}",
+               f"{seconds_text(wl.number('ttft_s'))} at {pct}", bool(env.value("meets_ttft")),
+               mark),
+        Target(link("Capacity at the peak rate"), f"{capacity:,.2f} requests/s",
+               "spare replicas not counted", f"{rate:,.2f} requests/s", capacity >= rate, mark),
+    ]
+
+
+def options(sized: Sized) -> tuple[list[Option], str]:
+    """The best option on each other server (the first MAX_OPTIONS), and their caption."""
+    found = sized.alternatives()
+    shown = [Option(short_name(o.server.name), f"#{server_anchor(o.server.id)}", _config(o),
+                    count(_i(o, "gpus"), "GPU"), money(_f(o, "tco_usd")),
+                    "meets every target" if o.value("meets_targets") else
+                    f"misses {o.value('failing_target')}")
+             for o in found[:MAX_OPTIONS]]
+    caption = ("The best option on each other server" if len(shown) == len(found) else
+               f"The best option on the next {len(shown)} of {len(found)} other servers")
+    return shown, caption
+
+
+def cost_rows(env: FleetEnv, today: dt.date, link: Linker) -> list[Row]:
+    server, gpu = env.server, env.gpu
+    sp = price(money(server.number("price_usd")), server.text("price_date"), today)
+    offer = env.offer
+    cp = price("", (offer if offer is not None else gpu).text("price_date"), today)
+    where, anchor = rent_where(env)
+    years = f"{float(env.assumptions['amortisation_years']):g}"
+    rate = f"{100 * float(env.assumptions['discount_rate']):g} %"
+    be = _f(env, "break_even_utilisation")
+    break_even = (f"owning breaks even against on demand above {100 * be:.0f} % utilisation"
+                  if be <= 1 else "on demand costs less than owning even at full use")
+    return [
+        Row("buy", "Buy", Markup("{} × {}").format(_i(env, "servers"), server.name),
+            Markup('at {} each {} (<a href="#{}">how it was priced</a>) = {}').format(
+                sp.text, dated(sp), server_anchor(server.id), order_text(env))),
+        Row("run", "Run", link(plain_words(env)), link(_config(env))),
+        Row("space", "Space and power",
+            Markup("{} alone").format(count(_i(env, "racks"), "rack")),
+            Markup("{} of a rack packed with the fleet; {} IT at maximum, {} with PUE")
+            .format(f"{_f(env, 'rack_share'):,.2f}", kw(_f(env, "it_power_w")),
+                    kw(_f(env, "facility_power_w")))),
+        Row("capex", "Capex", Markup(money(_f(env, "capex_usd"))),
+            Markup("owned: servers {}, network {}").format(
+                money(_f(env, "server_capex_usd")), money(_f(env, "network_capex_usd")))),
+        Row("opex", "Opex per year", Markup(money(_f(env, "opex_usd_per_year"))),
+            Markup("owned: energy {}, colocation {}, support {}").format(
+                money(_f(env, "energy_usd_per_year")), money(_f(env, "colocation_usd_per_year")),
+                money(_f(env, "support_usd_per_year")))),
+        Row("tco", "TCO", Markup(money(_f(env, "tco_usd"))),
+            Markup("owned, over {} years, opex discounted at {}").format(years, rate)),
+        Row("rent", "Rent per year", Markup(money(_f(env, "cheapest_rent_usd_per_year"))),
+            Markup('rented, {}: on demand {}, 1-year reserved {}, 3-year reserved {} '
+                   '(<a href="{}">prices</a> {}); {}').format(
+                where, money(_f(env, "cloud_usd_per_year")),
+                money(_f(env, "cloud_reserved_usd_per_year")),
+                money(_f(env, "cloud_reserved_3y_usd_per_year")), anchor, dated(cp),
+                break_even)),
+        Row("per-million", "Per million tokens",
+            Markup("{} output, {} input").format(
+                money(_f(env, "usd_per_million_output_tokens")),
+                money(_f(env, "usd_per_million_input_tokens"))),
+            Markup("owned, at the average request rate")),
+    ]
+
+
+def verdict(env: FleetEnv) -> tuple[Markup, bool]:
+    term = verdict_term(env)
+    owned, rent = money(_f(env, "annual_cost_usd")), money(_f(env, "cheapest_rent_usd_per_year"))
+    saving = money(_f(env, "verdict_saving_usd_per_year"))
+    where, _ = rent_where(env)
+    if term == "buy":
+        return (Markup("Buy: owning costs {} a year (capex as an annuity + opex) against {} to "
+                       "rent ({}); buying saves {} a year.").format(owned, rent, where, saving),
+                False)
+    return (Markup("Rent, {}: {} cost {} a year against {} to own (capex as an annuity + "
+                   "opex); renting saves {} a year.").format(term, where, rent, owned, saving),
+            True)
+
+
+def card(sized: Sized, today: dt.date, link: Linker | None = None,
+         said: set[str] | None = None) -> BudgetCard:
+    """A workload's card; `said`: the caveats of the cards before it (added to)."""
+    link = link or Linker()
+    said = set() if said is None else said
     env = sized.choice
     assert env is not None
-    wl, c, server, gpu = sized.workload, env.candidate, env.server, env.gpu
-    meets = bool(env.value("meets_targets"))
-    miss = str(env.value("failing_target"))
-    targets = [
-        Target("Inter-token latency", seconds_text(_f(env, "itl_seconds")),
-               seconds_text(wl.number("itl_s")), bool(env.value("meets_itl"))),
-        Target("Time to first token (queued)", seconds_text(_f(env, "ttft_queued_seconds")),
-               seconds_text(wl.number("ttft_s")), bool(env.value("meets_ttft"))),
-        Target("Capacity at peak", f"{_f(env, 'capacity_requests_per_second'):,.1f} req/s",
-               f"{_f(env, 'rate_requests_per_second'):,.1f} req/s",
-               _f(env, "capacity_requests_per_second") >= _f(env, "rate_requests_per_second")),
-    ]
-    options = [Option(o.server.name, _config(o), _i(o, "gpus"), money(_f(o, "tco_usd")),
-                      "meets every target" if o.value("meets_targets") else
-                      f"misses {o.value('failing_target')}")
-               for o in sized.alternatives()]
-    used, bought = _i(env, "gpus"), _i(env, "servers") * int(server.number("gpus_per_server"))
-    spare = int(wl.number("spare_replicas"))
-    return BudgetCard(
-        workload=wl.id, name=wl.name,
-        traffic=(f"{wl.text('model')}, {_f(env, 'rate_requests_per_second'):,.2f} requests/s at "
-                 f"peak, {int(wl.number('prompt_tokens')):,} prompt + "
-                 f"{int(wl.number('output_tokens')):,} output tokens per request"),
-        meets=meets,
-        verdict="meets every target" if meets else
-        f"no candidate meets every target; the closest misses its {miss} target",
-        buy=(f"{_i(env, 'servers')} × {server.name} = {bought} {gpu.name} GPUs"
-             + (f" ({used} in use)" if used != bought else "")
-             + f", in {_i(env, 'racks')} rack{'s' if _i(env, 'racks') != 1 else ''}"),
-        run=(f"{_config(env)}; {_i(env, 'replicas')} replicas of {c.tp} GPU"
-             f"{'s' if c.tp > 1 else ''} ({spare} spare), {_i(env, 'batch_chosen')} sequences "
-             "each"),
-        power=(f"{_f(env, 'it_power_w') / 1000:,.1f} kW IT at maximum, "
-               f"{_f(env, 'facility_power_w') / 1000:,.1f} kW with PUE"),
-        server_price=price(money(server.number("price_usd")), server.text("price_date"), today),
-        cloud_price=price(f"${gpu.number('price_per_hour_usd'):,.2f}/GPU-hour",
-                          gpu.text("price_date"), today),
-        capex=money(_f(env, "capex_usd")), opex_year=money(_f(env, "opex_usd_per_year")),
-        opex_month=money(_f(env, "opex_usd_per_year") / 12), tco=money(_f(env, "tco_usd")),
-        years=f"{float(env.assumptions['amortisation_years']):g}",
-        per_million_output=money(_f(env, "usd_per_million_output_tokens")),
-        per_million_input=money(_f(env, "usd_per_million_input_tokens")),
-        cloud_on_demand=money(_f(env, "cloud_usd_per_year")),
-        cloud_reserved=money(_f(env, "cloud_reserved_usd_per_year")),
-        break_even=(f"owning breaks even above {100 * _f(env, 'break_even_utilisation'):.0f} % "
-                    "utilisation" if _f(env, "break_even_utilisation") <= 1 else
-                    "renting on demand costs less than owning even at full use"),
-        targets=targets, options=options, source=wl.source)
+    wl, server = sized.workload, env.server
+    a = assess(sized)
+    traffic = (f"{wl.text('model')}, {_f(env, 'rate_requests_per_second'):,.2f} requests/s at "
+               f"peak, {int(wl.number('prompt_tokens')):,} prompt + "
+               f"{int(wl.number('output_tokens')):,} output tokens per request")
+    found, caption = options(sized)
+    sp = price(money(server.number("price_usd")), server.text("price_date"), today)
+    if a.state == UNMET:
+        return BudgetCard(wl.id, wl.name, card_anchor(wl.id), traffic, a.state,
+                          link(f"✗ cannot be met: {a.reason}; nothing is bought for it, and "
+                               "the order and every total leave it out."),
+                          Markup(""), False, [], [], [], found, caption, sp, wl.source)
+    text, rent_wins = verdict(env)
+    texts = [margin_line(env),
+             speed_sentence(env.candidate.gpu, env.gpu.name, str(env.assumptions["engine"]),
+                            model_class(env.model.model))]
+    if ttft := ttft_sentence():
+        texts.append(ttft)
+    caveats = [Caveat(t, t in said) for t in texts]
+    said.update(texts)
+    return BudgetCard(wl.id, wl.name, card_anchor(wl.id), traffic, a.state, status(a, link),
+                      text, rent_wins, cost_rows(env, today, link),
+                      targets(env, a, link), caveats, found, caption, sp, wl.source)
 
 
-@dataclass(frozen=True)
-class BudgetTotals:
-    gpus: int
-    servers: int
-    racks: int
-    it_kw: str
-    capex: str
-    opex_year: str
-    tco: str
-
-
-def budget_context(plan: Plan) -> dict[str, object]:
+def budget_context(plan: Plan, link: Linker | None = None) -> dict[str, object]:
     today = dt.date.today()
-    cards = [card(s, today) for s in plan.sized]
-    chosen = [s.choice for s in plan.sized if s.choice is not None]
-    totals = BudgetTotals(
-        gpus=sum(_i(e, "gpus") for e in chosen), servers=sum(_i(e, "servers") for e in chosen),
-        racks=sum(_i(e, "racks") for e in chosen),
-        it_kw=f"{sum(_f(e, 'it_power_w') for e in chosen) / 1000:,.1f}",
-        capex=money(sum(_f(e, "capex_usd") for e in chosen)),
-        opex_year=money(sum(_f(e, "opex_usd_per_year") for e in chosen)),
-        tco=money(sum(_f(e, "tco_usd") for e in chosen)))
+    link = link or Linker()
+    said: set[str] = set()
+    cards = [card(s, today, link, said) for s in plan.sized]
     a = plan.assumptions
     site = {"pue": f"{float(a['pue']):g}",
             "electricity": f"${float(a['electricity_usd_per_kwh']):g}",
             "colocation": f"${float(a['colocation_usd_per_kw_month']):,.2f}",
             "years": f"{float(a['amortisation_years']):g}",
             "discount": f"{100 * float(a['discount_rate']):g} %",
-            "utilisation": f"{100 * float(a['target_utilisation']):g} %", "engine": a["engine"]}
-    return {"budget": cards, "budget_totals": totals, "site": site,
-            "stale_months": STALE_MONTHS, "sensitivity": sensitivity_context(plan),
-            "scenarios": scenario_rows(plan)}
+            "utilisation": f"{100 * float(a['target_utilisation']):g} %", "engine": a["engine"],
+            "redundancy": str(a["redundancy"])}
+    return {"budget": cards, "site": site, "stale_months": STALE_MONTHS,
+            "sensitivity": sensitivity_context(plan), "scenarios": scenario_rows(plan)}
 
 
 @dataclass(frozen=True)
@@ -230,9 +341,12 @@ def sensitivity_context(plan: Plan) -> dict[str, object] | None:
                              money(s.low["usd_per_million_output_tokens"]),
                              money(s.high["usd_per_million_output_tokens"]), resized,
                              d.reason))
-    chart = tornado_chart(
-        "Total TCO with each input at its low and high", "Total TCO [USD]", base["tco_usd"],
-        [(s.driver.label, s.low["tco_usd"], s.high["tco_usd"]) for s in plan.swings],
-        description="Each input moved alone, the configurations the budget chose kept.",
-        value_format=lambda v: money(v))
-    return {"rows": rows, "chart": Markup(chart), "base": money(base["tco_usd"])}
+    def draw(width: float) -> str:
+        return tornado_chart(
+            "Total TCO with each input at its low and high", "Total TCO, owned [USD]",
+            base["tco_usd"],
+            [(s.driver.label, s.low["tco_usd"], s.high["tco_usd"]) for s in plan.swings],
+            description="Each input moved alone, the configurations the budget chose kept.",
+            value_format=lambda v: money(v), width=width)
+
+    return {"rows": rows, "chart": chart(draw, ""), "base": money(base["tco_usd"])}

@@ -55,3 +55,16 @@ def scenario_key(s: Scenario) -> str:
     """The configuration columns of the workbook's Grid row, for tests and auditors."""
     return "|".join(str(v) for v in (s.model, s.gpu, s.weights, s.kv, s.tp, s.context,
                                       s.batch, s.prompt))
+
+
+IRREGULAR = {"copy": "copies", "is": "are", "runs": "run", "needs": "need"}
+
+
+def plural(n: int, noun: str) -> str:
+    """The noun for a count: plural(1, "GPU") -> "GPU", plural(2, "copy") -> "copies"."""
+    return noun if n == 1 else IRREGULAR.get(noun, noun + "s")
+
+
+def count(n: int, noun: str) -> str:
+    """A count with its noun: count(1, "GPU") -> "1 GPU", count(24, "server") -> "24 servers"."""
+    return f"{n:,} {plural(n, noun)}"

@@ -1,7 +1,8 @@
 """The HTML summary: one self-contained page that procurement can attach to a purchase request.
-This module assembles the template context from the page's sections (budget, answers, capacity,
-charts, sources, accuracy: the modules beside it, where everything a reader sees is chosen and
-computed as plain values and pre-formatted text) and renders it; the Jinja templates in
+This module assembles the template context from the page's sections (decision, the first
+screen; budget, the workload cards; prices; glossary; answers, capacity, charts, sources,
+accuracy: the modules beside it, where everything a reader sees is chosen and computed as plain
+values and pre-formatted text) and renders it; the Jinja templates in
 ``templates/`` only lay it out (autoescaped, StrictUndefined, no arithmetic). Every number is a
 quantity's Python value, the one the workbook caches, formatted by
 :func:`planner.outputs.terminal.value_text`; charts are inline SVG from
@@ -25,7 +26,11 @@ from planner.outputs.html.capacity import (
     sequences_table,
 )
 from planner.outputs.html.charts import charts
+from planner.outputs.html.decision import decision_context
 from planner.outputs.html.formatting import fmt_id, tokens_label
+from planner.outputs.html.glossary import TERMS, Linker
+from planner.outputs.html.prices import cloud_rows, server_rows
+from planner.outputs.html.schedule import schedule_context
 from planner.outputs.html.sources import assumption_rows, catalog_rows, metadata, method_rows
 from planner.plan.plan import Plan
 from planner.plan.summary import ANSWER_WEIGHTS, grid_prompt, headline_batch, reference_context
@@ -41,12 +46,22 @@ def summary_line(plan: Plan) -> str:
 
 
 def build_context(plan: Plan) -> dict[str, object]:
+    link = Linker()  # links each glossary term's first use: sections built in page order
+    decision = decision_context(plan, link)
+    budget = budget_context(plan, link)
     fit_headers, fit_rows = fit_matrix(plan)
     models, gpus = catalog_rows(plan)
     tables = capacity_tables(plan)
     return {
         "title": "GPU capacity plan for LLM inference",
         "summary": summary_line(plan),
+        "summary_grid": (f"{len(plan.grid.axes['models'])} models × "
+                         f"{len(plan.grid.axes['gpus'])} GPUs"),
+        **decision,
+        **budget,
+        "server_prices": server_rows(plan),
+        "cloud_offers": cloud_rows(plan),
+        "glossary": TERMS,
         "batch": headline_batch(plan.grid),
         "reference_context": tokens_label(reference_context(plan.grid, plan.view)),
         "grid_contexts": [tokens_label(c) for c in sorted(plan.grid.axes["context"])],
@@ -70,7 +85,7 @@ def build_context(plan: Plan) -> dict[str, object]:
         "model_sources": models,
         "gpu_sources": gpus,
         "metadata": metadata(plan),
-        **budget_context(plan),
+        **schedule_context(plan),
         **accuracy_context(plan),
     }
 

@@ -76,6 +76,7 @@ class SourceRow:
     name: str
     source: Markup
     extra: Markup
+    printed: bool = True  # the print keeps the entries the workloads use
 
 
 URL = re.compile(r"(https://[^\s;,)\]]+|\b(?:[a-z0-9-]+\.)+(?:com|org|io|ai|net|dev|co)"
@@ -98,13 +99,17 @@ def linked(text: str) -> Markup:
 
 def catalog_rows(plan: Plan) -> tuple[list[SourceRow], list[SourceRow]]:
     """Sources of what this plan evaluated: the grid's models and GPUs and the workloads'."""
-    used_models = set(plan.grid.axes["models"]) | {s.workload.text("model") for s in plan.sized}
+    sized_models = {s.workload.text("model") for s in plan.sized}
+    sized_gpus = {s.choice.candidate.gpu for s in plan.sized if s.choice is not None}
+    used_models = set(plan.grid.axes["models"]) | sized_models
     used_gpus = set(plan.grid.axes["gpus"]) | {e.candidate.gpu for s in plan.sized
                                                for e in s.rows}
-    models = [SourceRow(e.id, e.name, linked(e.source), linked(e.text("notes")))
+    models = [SourceRow(e.id, e.name, linked(e.source), linked(e.text("notes")),
+                        e.id in sized_models or not sized_models)
               for e in plan.models.entries.values() if e.id in used_models]
     gpus = [SourceRow(e.id, e.name, linked(e.source), linked("; ".join(
-        t for t in (f"prices {e.text('price_date')}", e.text("price_source")) if t.strip())))
+        t for t in (f"prices {e.text('price_date')}", e.text("price_source")) if t.strip())),
+        e.id in sized_gpus or not sized_gpus)
         for e in plan.gpus.entries.values() if e.id in used_gpus]
     return models, gpus
 

@@ -23,6 +23,8 @@ BAND_FILL = {"a": "#E6EEF6", "b": "#F8EEDB"}
 INK, MUTED, GRID = "#222222", "#555555", "#DDDDDD"
 BAR_FILL, ACCENT = "#2B7BB9", "#D55E00"  # 4.6:1 and 3.9:1 against white (graphics: ≥ 3:1)
 WIDTH = 720
+NARROW = 400  # a phone's chart: drawn again at this width, so its text stays legible
+STACK_BELOW = 560  # narrower bar charts put each label above its bar
 MAX_MARKED_POINTS = 40  # more points than this per series: lines only, markers would clutter
 _DECIMAL = ((1.0, ""), (1e3, "K"), (1e6, "M"), (1e9, "G"), (1e12, "T"), (1e15, "P"))
 _BINARY = tuple((2.0 ** (10 * i), suffix) for i, (_, suffix) in enumerate(_DECIMAL))
@@ -234,21 +236,21 @@ def _marker(kind: str, x: float, y: float, color: str, r: float = 3.5) -> str:
     return f'<path d="{d}" fill="none" {stroke}/>'
 
 
-def _svg(title: str, desc: str, height: float, body: list[str]) -> str:
+def _svg(title: str, desc: str, height: float, body: list[str], width: float = WIDTH) -> str:
     content = "".join(body)
     digest = hashlib.sha1((title + desc + content).encode(), usedforsecurity=False).hexdigest()
     uid = f"chart-{digest[:10]}"
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_n(height)}" '
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(height)}" '
             f'width="100%" preserveAspectRatio="xMidYMid meet" role="img" class="svg-chart" '
             f'aria-labelledby="{uid}-title {uid}-desc" font-family="{FONT}">'
             f'<title id="{uid}-title">{escape(title)}</title>'
             f'<desc id="{uid}-desc">{escape(desc)}</desc>'
-            f'<rect width="{WIDTH}" height="{_n(height)}" fill="#FFFFFF"/>{content}</svg>')
+            f'<rect width="{_n(width)}" height="{_n(height)}" fill="#FFFFFF"/>{content}</svg>')
 
 
-def _title(title: str, body: list[str]) -> float:
+def _title(title: str, body: list[str], width: float = WIDTH) -> float:
     """Draws the (wrapped) title; returns the y where the chart below it may start."""
-    lines = _wrap(title, WIDTH - 32, 16)
+    lines = _wrap(title, width - 32, 16)
     for i, line in enumerate(lines):
         body.append(_text(16, 26 + 20 * i, line, 16, extra=' font-weight="bold"'))
     return 26 + 20 * len(lines) + 6
@@ -284,10 +286,10 @@ def _describe_series(name: str, pts: list[tuple[float, float | None]]) -> str:
 def line_chart(title: str, x_label: str, y_label: str, series: list[Series], *,
                log_x: bool = False, log_y: bool = False, description: str = "",
                bands: list[Band] | None = None, markers: bool = True,
-               x_ticks: list[float] | None = None) -> str:
+               x_ticks: list[float] | None = None, width: float = WIDTH) -> str:
     """Line chart of one or more series; None y values split the line into segments."""
     body: list[str] = []
-    top = _title(title, body)
+    top = _title(title, body, width)
     data = [_valid(s, log_x, log_y) for s in series]
     xs = [x for pts in data for x, y in pts if y is not None]
     ys = [y for pts in data for _, y in pts if y is not None]
@@ -310,7 +312,7 @@ def line_chart(title: str, x_label: str, y_label: str, series: list[Series], *,
     else:
         y_ticks, xt, y_labels, x_labels = [], [], [], []
     left = max(60.0, 42 + max((_text_width(t, 11) for t in y_labels), default=0))
-    right = WIDTH - max(24.0, _text_width(x_labels[-1], 11) / 2 + 8 if x_labels else 0)
+    right = width - max(24.0, _text_width(x_labels[-1], 11) / 2 + 8 if x_labels else 0)
     bottom = top + plot_h
     body.append(f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(right - left)}" '
                 f'height="{_n(plot_h)}" fill="none" stroke="{GRID}"/>')
@@ -367,12 +369,13 @@ def line_chart(title: str, x_label: str, y_label: str, series: list[Series], *,
             body.append("</g>")
     height = bottom + 52
     if len(series) > 1:
-        x = left
+        start = 16.0 if width < STACK_BELOW else left  # a narrow chart's legend uses its width
+        x = start
         for i, s in enumerate(series):
-            name = _clip(s.name, WIDTH - left - 60, 12)
-            w = 34 + _text_width(name, 12) + 18
-            if x > left and x + w > WIDTH - 16:
-                x, height = left, height + 20
+            lines = _wrap(s.name, width - start - 50, 12)  # wrapped, never cut short
+            w = 34 + max(_text_width(t, 12) for t in lines) + 18
+            if x > start and x + w > width - 16:
+                x, height = start, height + 20
             color, dash = PALETTE[i % 8], DASHES[i % 8]
             dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
             body.append(f'<g class="legend-item"><line x1="{_n(x)}" x2="{_n(x + 28)}" '
@@ -380,19 +383,25 @@ def line_chart(title: str, x_label: str, y_label: str, series: list[Series], *,
                         f'stroke-width="2"{dash_attr}/>')
             if markers:
                 body.append(_marker(MARKERS[(i + i // 8) % 8], x + 14, height - 4, color))
-            body.append(_text(x + 34, height, name, 12) + "</g>")
-            x += w
-        height += 16
-    return _svg(title, desc.strip(), height, body)
+            body.append("".join(_text(x + 34, height + 15 * k, t, 12)
+                                for k, t in enumerate(lines)) + "</g>")
+            if len(lines) > 1:  # the next item starts below this one
+                x, height = start, height + 15 * (len(lines) - 1) + 20
+            else:
+                x += w
+        height += 16 if x > start else -4
+    return _svg(title, desc.strip(), height, body, width)
 
 
 def bar_chart(title: str, value_label: str, bars: list[tuple[str, float]], *,
               description: str = "", highlight: set[str] | None = None,
               value_format: Callable[[float], str] = format_si,
-              highlight_label: str = "highlighted (bold label)") -> str:
-    """Horizontal bars in the order given, each value printed at the end of its bar."""
+              highlight_label: str = "highlighted (bold label)", width: float = WIDTH) -> str:
+    """Horizontal bars in the order given, each value printed at the end of its bar; below
+    ``STACK_BELOW`` units wide each label stands above its bar, so none is cut short."""
     body: list[str] = []
-    top = _title(title, body)
+    top = _title(title, body, width)
+    stacked = width < STACK_BELOW
     highlight = highlight or set()
     shown = [(label, v if _plottable(v, False) else None) for label, v in bars]
     texts = [value_format(v) if v is not None else "n/a" for _, v in shown]
@@ -404,10 +413,11 @@ def bar_chart(title: str, value_label: str, bars: list[tuple[str, float]], *,
     if marked:
         desc += " Highlighted: " + ", ".join(marked) + "."
     values = [v for _, v in shown if v is not None]
-    row_h = 26.0
-    label_w = min(WIDTH * 0.45, max((_text_width(lb, 12) for lb, _ in bars), default=60))
-    left = 16 + label_w + 10
-    right = WIDTH - 16 - max((_text_width(t, 11) for t in texts), default=0) - 8
+    row_h = 40.0 if stacked else 26.0
+    label_w = width - 32 if stacked else min(
+        width * 0.45, max((_text_width(lb, 12) for lb, _ in bars), default=60))
+    left = 16.0 if stacked else 16 + label_w + 10
+    right = width - 16 - max((_text_width(t, 11) for t in texts), default=0) - 8
     plot_h = row_h * max(len(bars), 3)
     bottom = top + plot_h
     if not values:
@@ -428,33 +438,51 @@ def bar_chart(title: str, value_label: str, bars: list[tuple[str, float]], *,
         hot = label in highlight
         weight = ' font-weight="bold"' if hot else ""
         body.append(f'<g class="bar"><title>{escape(label)}: {escape(text)}</title>')
-        body.append(_text(left - 10, y + row_h / 2 + 4, _clip(label, label_w, 12), 12, "end",
-                          extra=weight))
+        bar_y, bar_h = (y + 18, row_h - 22) if stacked else (y + 5, row_h - 10)
+        if stacked:
+            body.append(_text(left, y + 13, _clip(label, label_w, 12), 12, extra=weight))
+        else:
+            body.append(_text(left - 10, y + row_h / 2 + 4, _clip(label, label_w, 12), 12,
+                              "end", extra=weight))
         end = zero if v is None else sx(v)
         if v is not None:
-            body.append(f'<rect x="{_n(min(end, zero))}" y="{_n(y + 5)}" '
-                        f'width="{_n(abs(end - zero))}" height="{_n(row_h - 10)}" '
+            body.append(f'<rect x="{_n(min(end, zero))}" y="{_n(bar_y)}" '
+                        f'width="{_n(abs(end - zero))}" height="{_n(bar_h)}" '
                         f'fill="{ACCENT if hot else BAR_FILL}"/>')
-        body.append(_text(max(end, zero) + 4, y + row_h / 2 + 4, text, 11, extra=weight) + "</g>")
+        body.append(_text(max(end, zero) + 4, bar_y + bar_h / 2 + 4, text, 11, extra=weight)
+                    + "</g>")
     body.append(f'<line x1="{_n(zero)}" x2="{_n(zero)}" y1="{_n(top)}" y2="{_n(bottom)}" '
                 f'stroke="{MUTED}"/>')
-    body.append(_text((left + right) / 2, bottom + 36, value_label, 12, "middle"))
-    height = bottom + 50
+    height = _centred_lines(body, value_label, (left + right) / 2, bottom + 36, width) + 14
     if marked and len(marked) < len(bars):
         body.append(f'<rect x="{_n(left)}" y="{_n(height - 10)}" width="12" height="12" '
                     f'fill="{ACCENT}"/>')
-        body.append(_text(left + 18, height, highlight_label, 12))
-        height += 16
-    return _svg(title, desc, height, body)
+        lines = _wrap(highlight_label, width - left - 34, 12)
+        for k, line in enumerate(lines):
+            body.append(_text(left + 18, height + 16 * k, line, 12))
+        height += 16 * len(lines)
+    return _svg(title, desc, height, body, width)
+
+
+def _centred_lines(body: list[str], text: str, x: float, y: float, width: float) -> float:
+    """An axis label centred at x, wrapped to the chart's width; returns its last line's y."""
+    lines = _wrap(text, width - 32, 12)
+    x = x if len(lines) == 1 else width / 2
+    for k, line in enumerate(lines):
+        body.append(_text(x, y + 15 * k, line, 12, "middle"))
+    return y + 15 * (len(lines) - 1)
 
 
 def tornado_chart(title: str, value_label: str, base: float,
                   rows: list[tuple[str, float, float]], *, description: str = "",
-                  value_format: Callable[[float], str] = format_si) -> str:
+                  value_format: Callable[[float], str] = format_si,
+                  width: float = WIDTH) -> str:
     """A tornado: for each input (largest swing first) a bar from the base value to the total
-    with the input at its low (blue) and at its high (orange), the values printed at the ends."""
+    with the input at its low (blue) and at its high (orange), the values printed at the ends;
+    below ``STACK_BELOW`` units wide each label stands above its bars."""
     body: list[str] = []
-    top = _title(title, body)
+    top = _title(title, body, width)
+    stacked = width < STACK_BELOW
     shown = [(label, lo, hi) for label, lo, hi in rows
              if _plottable(lo, False) and _plottable(hi, False)]
     items = "; ".join(f"{label}: {value_format(lo)} to {value_format(hi)}"
@@ -462,10 +490,11 @@ def tornado_chart(title: str, value_label: str, base: float,
     desc = (f"{description} " if description else "") + (
         f"Tornado chart of {value_label} around {value_format(base)}: {items}." if shown
         else "no data")
-    row_h = 26.0
-    label_w = min(WIDTH * 0.4, max((_text_width(lb, 12) for lb, _, _ in shown), default=60))
-    left = 16 + label_w + 10 + 56
-    right = WIDTH - 16 - 56
+    row_h = 40.0 if stacked else 26.0
+    label_w = width - 32 if stacked else min(
+        width * 0.4, max((_text_width(lb, 12) for lb, _, _ in shown), default=60))
+    left = 16 + 56 if stacked else 16 + label_w + 10 + 56
+    right = width - 16 - 56
     plot_h = row_h * max(len(shown), 3)
     bottom = top + plot_h
     values = [base] + [v for _, lo, hi in shown for v in (lo, hi)]
@@ -483,27 +512,32 @@ def tornado_chart(title: str, value_label: str, base: float,
         y = top + i * row_h
         body.append(f'<g class="bar"><title>{escape(label)}: low {escape(value_format(lo))}, '
                     f'high {escape(value_format(hi))}</title>')
-        body.append(_text(16 + label_w, y + row_h / 2 + 4, _clip(label, label_w, 12), 12,
-                          "end"))
+        bar_y, bar_h = (y + 18, row_h - 22) if stacked else (y + 5, row_h - 10)
+        if stacked:
+            body.append(_text(16, y + 13, _clip(label, label_w, 12), 12))
+        else:
+            body.append(_text(16 + label_w, y + row_h / 2 + 4, _clip(label, label_w, 12), 12,
+                              "end"))
         for v, fill in ((lo, BAR_FILL), (hi, ACCENT)):
             x = sx(v)
-            body.append(f'<rect x="{_n(min(x, mid))}" y="{_n(y + 5)}" '
-                        f'width="{_n(max(abs(x - mid), 1))}" height="{_n(row_h - 10)}" '
+            body.append(f'<rect x="{_n(min(x, mid))}" y="{_n(bar_y)}" '
+                        f'width="{_n(max(abs(x - mid), 1))}" height="{_n(bar_h)}" '
                         f'fill="{fill}"/>')
         for v in (lo, hi):
             x = sx(v)
             anchor = "end" if x < mid else "start"
-            body.append(_text(x + (-4 if x < mid else 4), y + row_h / 2 + 4, value_format(v),
-                              10, anchor))
+            body.append(_text(x + (-4 if x < mid else 4), bar_y + bar_h / 2 + 4,
+                              value_format(v), 10, anchor))
         body.append("</g>")
     body.append(f'<line x1="{_n(mid)}" x2="{_n(mid)}" y1="{_n(top)}" y2="{_n(bottom)}" '
                 f'stroke="{INK}"/>')
-    body.append(_text((left + right) / 2, bottom + 36, value_label, 12, "middle"))
-    height = bottom + 52
-    for j, (name, fill) in enumerate((("input at its low value", BAR_FILL),
-                                      ("input at its high value", ACCENT))):
-        x0 = left + j * 220
+    height = _centred_lines(body, value_label, (left + right) / 2, bottom + 36, width) + 16
+    x0 = 16.0 if stacked else left
+    for name, fill in (("input at its low value", BAR_FILL), ("input at its high value", ACCENT)):
+        if x0 > 16 and x0 + 200 > width:  # the legend wraps rather than run off the chart
+            x0, height = 16.0 if stacked else left, height + 18
         body.append(f'<rect x="{_n(x0)}" y="{_n(height - 10)}" width="12" height="12" '
                     f'fill="{fill}"/>')
         body.append(_text(x0 + 18, height, name, 12))
-    return _svg(title, desc, height + 8, body)
+        x0 += 220
+    return _svg(title, desc, height + 8, body, width)

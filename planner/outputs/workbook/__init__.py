@@ -8,14 +8,16 @@ evaluated and streamed into the package at that point (``grid_sheet.GridStream``
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from openpyxl import Workbook
+from openpyxl.utils import get_column_letter, quote_sheetname
 
+from planner.outputs.atomic import temp_folder
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.about_sheet import write_about
+from planner.outputs.workbook.budget_sheet import CHECKS_ROW, write_budget
 from planner.outputs.workbook.cache import inject
 from planner.outputs.workbook.catalog_sheets import (
     define,
@@ -25,8 +27,16 @@ from planner.outputs.workbook.catalog_sheets import (
     write_models,
 )
 from planner.outputs.workbook.cells import SheetWriter
+from planner.outputs.workbook.checks_sheet import (
+    CATALOG_ID_NAMES,
+    Outcome,
+    UsedRange,
+    error_count,
+    write_checks,
+)
 from planner.outputs.workbook.fleet_sheets import (
-    write_budget,
+    fleet_print_area,
+    write_clouds,
     write_fleet,
     write_servers,
     write_workloads,
@@ -38,6 +48,8 @@ from planner.outputs.workbook.layout import (
     BUDGET,
     CAPACITY,
     CHARTS,
+    CHECKS,
+    CLOUDS,
     FLEET,
     FORMATS,
     GPUS,
@@ -51,7 +63,9 @@ from planner.outputs.workbook.layout import (
     WORKLOADS,
 )
 from planner.outputs.workbook.method_sheet import write_method
+from planner.outputs.workbook.perop_sheet import PEROP, write_perop
 from planner.outputs.workbook.scenarios_sheet import write_scenarios
+from planner.outputs.workbook.schedule_sheet import SCHEDULE, write_schedule
 from planner.outputs.workbook.sensitivity_sheet import write_sensitivity
 from planner.outputs.workbook.view_sheets import (
     view_envs,
@@ -61,8 +75,14 @@ from planner.outputs.workbook.view_sheets import (
 )
 from planner.plan.plan import Plan
 
-SHEET_ORDER = [ABOUT, BUDGET, SCENARIOS, SENSITIVITY, CAPACITY, CHARTS, GRID, FLEET, WORKLOADS,
-               SERVERS, ASSUMPTIONS, FORMATS, MODELS, GPUS, METHOD, VIEW_DATA]
+SHEET_ORDER = [ABOUT, BUDGET, CHECKS, SCENARIOS, SCHEDULE, SENSITIVITY, CAPACITY, CHARTS, GRID,
+               FLEET, WORKLOADS, SERVERS, CLOUDS, ASSUMPTIONS, FORMATS, MODELS, GPUS, PEROP,
+               METHOD, VIEW_DATA]
+# What a finance export prints, each with its header rows repeated on every page.
+FINANCE_SHEETS = {ABOUT: None, BUDGET: "1:1", FLEET: "1:1", WORKLOADS: "1:1", SERVERS: "1:1",
+                  CLOUDS: "1:1", ASSUMPTIONS: "1:1", SCENARIOS: "1:1", SENSITIVITY: "1:1",
+                  CHECKS: "1:1", SCHEDULE: None}
+TITLE = "GPU capacity plan for LLM inference"
 
 
 def write_workbook(plan: Plan, path: Path,
@@ -71,32 +91,42 @@ def write_workbook(plan: Plan, path: Path,
     wb = Workbook(write_only=True)
     styles.register(wb)
     writers = {title: SheetWriter(wb.create_sheet(title)) for title in SHEET_ORDER}
+    for title, writer in writers.items():
+        if title != ABOUT:
+            writer.back_link = f"{quote_sheetname(ABOUT)}!A1"
     name = define(wb)
+    outcome = Outcome()
     try:
         envs = view_envs(plan)
         write_assumptions(writers[ASSUMPTIONS], plan, name)
         write_formats(writers[FORMATS], plan, name)
         write_models(writers[MODELS], plan, name)
         write_gpus(writers[GPUS], plan, name)
+        write_perop(writers[PEROP], plan, name)
         write_capacity(writers[CAPACITY], plan, envs, name)
         write_view_data(writers[VIEW_DATA], plan, envs)
         write_charts(writers[CHARTS], plan, envs)
         write_grid(writers[GRID], plan, progress)
         write_workloads(writers[WORKLOADS], plan, name)
         write_servers(writers[SERVERS], plan, name)
+        write_clouds(writers[CLOUDS], plan, name)
         blocks = write_fleet(writers[FLEET], plan)
-        picks = write_budget(writers[BUDGET], plan, blocks, name)
-        write_sensitivity(writers[SENSITIVITY], plan, blocks, picks, plan.swings)
-        write_scenarios(writers[SCENARIOS], plan, blocks, picks)
+        budget = write_budget(writers[BUDGET], plan, blocks, name, outcome.passed)
+        write_sensitivity(writers[SENSITIVITY], plan, blocks, budget.picks, plan.swings)
+        write_scenarios(writers[SCENARIOS], plan, blocks, budget.picks)
+        write_schedule(writers[SCHEDULE], plan, blocks, budget.picks, name)
         write_method(writers[METHOD])
-        write_about(writers[ABOUT], plan)
+        write_checks(writers[CHECKS], plan, blocks, budget, _used_ranges(writers),
+                     {s: CATALOG_ID_NAMES[s] for s in CATALOG_ID_NAMES}, name, outcome)
+        write_about(writers[ABOUT], plan, SHEET_ORDER, outcome.passed)
+        _print_setup(writers, plan)
     except BaseException:
         for w in writers.values():  # finish openpyxl's streams quietly before re-raising
             with contextlib.suppress(Exception):
                 w.ws.close()
         raise
     wb.calculation.fullCalcOnLoad = True
-    with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+    with temp_folder(path) as tmp:  # beside the output, swept if a build is killed
         bare = Path(tmp) / "formulas-only.xlsx"
         if progress:
             progress("saving workbook", 0, 1)
@@ -106,3 +136,39 @@ def write_workbook(plan: Plan, path: Path,
         inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached},
                {t: w.stream for t, w in writers.items() if w.stream is not None})
     return sum(len(w.cached) + (w.stream.formulas if w.stream else 0) for w in writers.values())
+
+
+def _used_ranges(writers: dict[str, SheetWriter]) -> list[UsedRange]:
+    """Each sheet the Checks sheet looks for errors in, and where its values are; About and
+    Checks show the master check, and the Budget's rows above its tables do too."""
+    out = []
+    for title, w in writers.items():
+        if title in (ABOUT, CHECKS, METHOD):
+            continue
+        first = CHECKS_ROW + 1 if title == BUDGET else 1
+        rows = w.row + (w.stream.rows if w.stream is not None else 0)
+        out.append(UsedRange(title, first, rows, w.max_col, _errors(w)))
+    return out
+
+
+def _errors(w: SheetWriter) -> Callable[[], int]:
+    """Python's count of error values on a sheet, streamed rows included once written."""
+    def count() -> int:
+        return error_count(w.cached) + (w.stream.errors if w.stream is not None else 0)
+
+    return count
+
+
+def _print_setup(writers: dict[str, SheetWriter], plan: Plan) -> None:
+    """Print areas, repeated header rows, header and footer of the sheets a finance export
+    prints; the Grid and View data print their header row only (thousands of rows)."""
+    for title, rows in FINANCE_SHEETS.items():
+        w = writers[title]
+        last_col = get_column_letter(max(w.max_col, 1))
+        area = (fleet_print_area(w.row) if title == FLEET else f"A1:{last_col}{max(w.row, 1)}")
+        styles.finance_print(w.ws, area, rows, TITLE, plan.generated)
+    for title in (GRID, VIEW_DATA):
+        w = writers[title]
+        w.ws.print_area = f"A1:{get_column_letter(max(w.max_col, 1))}1"
+        w.ws.oddHeader.left.text = (f"{title}: only the header row is printed; clear the print "
+                                    "area (Page Layout) to print every row")

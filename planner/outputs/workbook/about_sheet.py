@@ -2,27 +2,70 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
+from openpyxl.utils import quote_sheetname
+
 from planner.outputs.workbook import styles
-from planner.outputs.workbook.cells import SheetWriter, Styled
+from planner.outputs.workbook.cache import Deferred
+from planner.outputs.workbook.cells import Formula, Link, SheetWriter, Styled
 from planner.outputs.workbook.layout import (
     ASSUMPTIONS,
     BUDGET,
     CAPACITY,
     CHARTS,
+    CHECKS,
+    CLOUDS,
     FLEET,
     FORMATS,
     GPUS,
     GRID,
     METHOD,
     MODELS,
+    SCENARIOS,
+    SENSITIVITY,
     SERVERS,
     VIEW_DATA,
     WORKLOADS,
 )
 from planner.plan.plan import Plan
 
+CONTENTS = {  # what each sheet is, in a line
+    BUDGET: "the order list and the decision: servers, GPUs, power, capex, opex, TCO, buy or "
+            "rent per workload, fleet totals and the fleet verdict",
+    CHECKS: "every check of the workbook's arithmetic; checks_ok is their master",
+    SCENARIOS: "the budget totals under named scenarios, side by side",
+    SENSITIVITY: "what moves the budget: each key input at a low and a high value",
+    CAPACITY: "one model and GPU: context × concurrency tables (costs rented at full use)",
+    CHARTS: "charts over the Capacity selection",
+    GRID: "one row per configuration, every quantity (thousands of rows: not printed)",
+    FLEET: "one row per workload × candidate, every sizing step",
+    WORKLOADS: "traffic and latency targets (inputs)",
+    SERVERS: "servers: price, price date, source, power, size (inputs)",
+    CLOUDS: "cloud offers rented instead: prices per instance-hour (inputs)",
+    ASSUMPTIONS: "site and finance inputs first (electricity, PUE, colocation, discount rate, "
+                 "amortisation...), then the engine's",
+    FORMATS: "bytes per parameter and per KV element of each format",
+    MODELS: "model shapes with their sources",
+    GPUS: "GPU specifications and prices with their sources",
+    METHOD: "each column in words and as a formula",
+    VIEW_DATA: "the rows behind the Capacity view and the charts (not printed)",
+}
 
-def write_about(w: SheetWriter, plan: Plan) -> None:
+
+def contents_rows(sheets: Sequence[str]) -> list[list[Link | Styled | None]]:
+    """A link to each sheet (never a bare sheet name in column A: `planner diff` reads the
+    About sheet's labels) with what it holds."""
+    return [[Link(f"→ {title}", f"{quote_sheetname(title)}!A1"),
+             Styled(CONTENTS.get(title, ""), styles.WRAP)] for title in sheets
+            if title != "About"]
+
+
+PASS, FAIL = "All checks pass (see Checks)", "FAIL: see the Checks sheet"
+
+
+def write_about(w: SheetWriter, plan: Plan, sheets: Sequence[str] = (),
+                passed: Callable[[], bool] = lambda: True) -> None:
     w.widths([22, 100])
     styles.print_setup(w.ws, landscape=False)  # before the first row
     title = Styled("GPU capacity plan for LLM inference", styles.TITLE)
@@ -46,14 +89,6 @@ def write_about(w: SheetWriter, plan: Plan) -> None:
          "concurrency, prompt) of each row."),
         ("", f"{CAPACITY}: choose a model, GPU and formats from the drop-down lists; edit the "
          "context lengths and concurrencies of the tables."),
-        ("Sheets", f"{BUDGET} (what to buy per workload and what it costs: servers, GPUs, "
-         f"racks, power, capex, opex, TCO, $/M tokens, cloud; named totals), {CAPACITY} "
-         f"(context × concurrency tables), {CHARTS}, {GRID} (one row per "
-         f"configuration, every SPEC quantity), {FLEET} (one row per workload × candidate, "
-         f"every sizing step), {WORKLOADS}, {SERVERS}, {ASSUMPTIONS}, {FORMATS}, {MODELS}, "
-         f"{GPUS}, "
-         f"{METHOD} (each column in words and as a formula), {VIEW_DATA} (the rows behind the "
-         "capacity view and charts)."),
         ("Units", "Base units in every cell: bytes, seconds, FLOPs, tokens, USD. GB = 10^9 "
          "bytes, GiB = 2^30 bytes, MiB = 2^20 bytes; headers say which. Byte columns hold bytes "
          "and are shown in GB (decimal) by their number format."),
@@ -76,6 +111,13 @@ def write_about(w: SheetWriter, plan: Plan) -> None:
          or "none (all assumptions at their defaults)"),
     ]
     w.append([title])
+    w.append([])
+    w.append([Styled("Checks", styles.HEADER), Formula(
+        f'=IF(checks_ok,"{PASS}","{FAIL}")', Deferred(lambda: PASS if passed() else FAIL))])
+    w.append([])
+    w.append([Styled("Contents", styles.TITLE)])
+    for row in contents_rows(sheets):
+        w.append(row)
     w.append([])
     for label, text in lines:
         lines_needed = 1 + len(text) // 110  # wrapped text: spreadsheets do not grow rows

@@ -6,7 +6,9 @@ openpyxl writes ``<c r="A1" s="1"><f>...</f><v /></c>``; each such cell, in docu
 receives the next recorded value: numbers as ``<v>``, text as ``t="str"``, booleans as
 ``t="b"``, errors as ``t="e"``. Every other part of the package is copied byte for byte, except
 that a sheet may have rows streamed in (``streams``): the Grid's rows are written here, straight
-into the package, with their values already in place.
+into the package, with their values already in place. They are written before every other
+sheet, so that a value that depends on them (``Deferred``: the Checks sheet's "no error on the
+Grid") is known when its own sheet is patched.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 import shutil
 import threading
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 from xml.sax.saxutils import escape
@@ -29,8 +31,23 @@ _FORMULA_CELL = re.compile(rb'<c r="([A-Z]+[0-9]+)"([^>]*)><f>([^<]*)</f>(?:<v ?
 _CHUNK = 8 << 20
 
 
-def value_text(value: Value) -> tuple[str, str]:
+class Deferred:
+    """A cached value known only once the streamed sheets are written (the Grid's rows are
+    evaluated as they are packed): resolved when its own sheet is patched, after them."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute: Callable[[], Value]) -> None:
+        self.compute = compute
+
+    def resolve(self) -> Value:
+        return self.compute()
+
+
+def value_text(value: Value | Deferred) -> tuple[str, str]:
     """(type attribute, <v> text) for a cached value."""
+    if isinstance(value, Deferred):
+        value = value.resolve()
     if isinstance(value, XlError):
         return ' t="e"', escape(value.code)
     if isinstance(value, bool):
@@ -44,7 +61,7 @@ def value_text(value: Value) -> tuple[str, str]:
     return "", str(value)
 
 
-def _value_xml(value: Value) -> tuple[bytes, bytes]:
+def _value_xml(value: Value | Deferred) -> tuple[bytes, bytes]:
     t, v = value_text(value)
     return t.encode(), v.encode()
 
@@ -59,7 +76,7 @@ def formula_parts(cell_xml: str) -> tuple[str, str, str]:
     return f'<c r="{ref}"{attrs}', f"><f>{formula}</f><v>", "</v></c>"
 
 
-def with_value(cell_xml: str, value: Value) -> str:
+def with_value(cell_xml: str, value: Value | Deferred) -> str:
     """A formula cell as openpyxl writes it with `value` cached in it, as ``inject`` does."""
     head, body, tail = formula_parts(cell_xml)
     t, v = value_text(value)
@@ -92,7 +109,8 @@ def _unescape(text: str) -> str:
             .replace("&apos;", "'").replace("&amp;", "&"))
 
 
-def _patched(chunks: Iterator[bytes], values: Sequence[Value], part: str) -> Iterator[bytes]:
+def _patched(chunks: Iterator[bytes], values: Sequence[Value | Deferred], part: str
+             ) -> Iterator[bytes]:
     position = 0
     pending = b""
 
@@ -118,17 +136,24 @@ def _patched(chunks: Iterator[bytes], values: Sequence[Value], part: str) -> Ite
         raise RuntimeError(f"{part}: {len(values)} cached values for {position} formula cells")
 
 
-def inject(src: Path, dst: Path, cached: Mapping[str, Sequence[Value]],
+def inject(src: Path, dst: Path, cached: Mapping[str, Sequence[Value | Deferred]],
            streams: Mapping[str, Iterable[bytes]] | None = None) -> None:
     """Copy `src` to `dst`, filling the formula cells of each titled sheet in `cached`, and
     writing the rows of each titled sheet in `streams` (XML, values in place) after the rows
-    it holds."""
+    it holds; the streamed sheets' parts first of all the sheets'."""
     streams = streams or {}
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         parts = sheet_parts(zin)
         wanted = {parts[title]: values for title, values in cached.items()}
         extra = {parts[title]: rows for title, rows in streams.items()}
-        for info in zin.infolist():
+        infos = zin.infolist()
+        sheets = [i for i, info in enumerate(infos) if info.filename in parts.values()]
+        if sheets:  # the streamed parts move to where the first sheet part was
+            first = sheets[0]
+            streamed = [info for info in infos if info.filename in extra]
+            rest = [info for info in infos if info.filename not in extra]
+            infos = rest[:first] + streamed + rest[first:]
+        for info in infos:
             name = info.filename
             if name not in wanted and name not in extra:
                 with zin.open(info) as fin, zout.open(info, "w") as fout:

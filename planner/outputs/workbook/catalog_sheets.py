@@ -51,6 +51,12 @@ FIELD_UNITS = {
     "memory_gb": "GB", "memory_mib": "MiB", "bandwidth_tb_s": "TB/s", "bf16_tflops": "TFLOP/s",
     "fp8_tflops": "TFLOP/s", "fp4_tflops": "TFLOP/s", "gpus_per_node": "GPUs", "tdp_w": "W",
     "price_per_hour_usd": "USD per GPU-hour", "price_usd": "USD per GPU",
+    "memory_engine_gib": "GiB", "scale_up_gb_s": "GB/s", "allreduce_latency_us": "µs",
+    "nvls_buffer_gib": "GiB", "engine_small_defaults": "1/0",
+    "bandwidth_efficiency": "fraction", "compute_efficiency": "fraction",
+    "compute_efficiency_fp4": "fraction", "price_date": "YYYY-MM",
+    "nvls_buffer_mib_per_rank": "MiB per rank", "compute_units": "compute units",
+    "mla_decode_max_splits": "workgroups", "mla_decode_split_overhead_tokens": "tokens",
 }
 
 
@@ -67,36 +73,56 @@ def _unit(field: str) -> str:
     return "elements"
 
 
+# Finance's inputs first, each block with its title; the engine's internals after.
 GROUP_TITLES = {
+    "finance": "Finance: amortisation, discounting and cloud commitments",
+    "site": "Site: power, space, headroom and redundancy",
     "engine": "The serving engine and its memory policy",
     "speed": "Speed: achieved efficiencies and fixed costs",
-    "site": "Site: power, space and headroom",
-    "finance": "Finance: amortisation, discounting, support and cloud",
 }
+FINANCE_GROUPS = ("finance", "site")
+PERCENT_UNITS = {"fraction": "%", "fraction per year": "% per year"}
+
+
+def assumption_format(a: Assumption, value: object) -> str:
+    """Shows the value as it is stored (0.0826 as $0.0826), shares as percent."""
+    if isinstance(value, str):
+        return "General"
+    return styles.precise_format(value, percent=a.unit in PERCENT_UNITS,
+                                 money=a.unit.startswith("USD"))
 
 
 def write_assumptions(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([30, 14, 16, 12, 44, 90, 60])
+    w.widths([46, 14, 16, 14, 32, 80, 80])
     styles.print_setup(w.ws)  # before the first row
     w.append([Styled("Assumptions: edit the blue cells; every formula reads them by name",
                      styles.TITLE)])
-    w.append([Styled("Each value is a workbook name equal to its `planner --set` name, e.g. "
-                     "=gpu_memory_utilization. 'auto' lets the planner model the value.",
-                     styles.NOTE)])
+    w.append([Styled("Site and finance inputs first, then the engine's. Each value is a workbook "
+                     "name equal to its `planner --set` name, e.g. =electricity_usd_per_kwh; "
+                     "shares are shown as percent (type 8% or 0.08). 'auto' lets the planner "
+                     "model the value.", styles.NOTE)])
     for group, title in GROUP_TITLES.items():
+        if group == "engine":
+            w.append([])
+            w.append([Styled("Engine internals: how the planner models the serving engine",
+                             styles.TITLE)])
         w.append([])
         w.append([Styled(title, styles.TITLE)])
         w.append([Styled(h, styles.HEADER) for h in
-                  ("Name", "Value", "Unit", "Default", "Meaning", "Why this default", "Source")])
+                  ("Input", "Value", "Unit", "Default", "Workbook name (--set)",
+                   "Why this default", "Source: the evidence")])
         for a in ASSUMPTIONS.values():
             if a.group != group:
                 continue
             row = w.row + 1
             value = plan.assumptions[a.name]
-            fmt = "General" if isinstance(value, str) else (
-                "#,##0.00" if a.unit.startswith("USD") else "0.00##")
-            w.append([Styled(a.name), Input(value, fmt), a.unit, Styled(a.default), a.label,
-                      a.reason, a.source])
+            unit = PERCENT_UNITS.get(a.unit, a.unit)
+            label = a.label if a.choices or not unit else f"{a.label} [{unit}]"
+            w.append([Styled(label, styles.WRAP), Input(value, assumption_format(a, value)),
+                      Styled(PERCENT_UNITS.get(a.unit, a.unit)),
+                      Styled(a.default, styles.TEXT, assumption_format(a, a.default)),
+                      Styled(a.name), Styled(a.reason, styles.WRAP),
+                      Styled(a.source, styles.WRAP)])
             name(a.name, absolute_cell(ASSUMPTIONS_SHEET, "B", row))
             _assumption_validation(w, a, row)
     write_engine_table(w, name)
@@ -261,8 +287,8 @@ def write_models(w: SheetWriter, plan: Plan, name: Namer) -> None:
 def write_gpus(w: SheetWriter, plan: Plan, name: Namer) -> None:
     from openpyxl.utils import get_column_letter
 
-    header = [GPU_HEADERS.get(c) or (f"{c} [{_unit(c)}]" if GPU_FIELDS.get(c) and GPU_FIELDS[
-        c].kind in ("int", "number") else c) for c in GPU_COLUMNS]
+    header = [GPU_HEADERS.get(c) or (f"{c} [{_unit(c)}]" if (GPU_FIELDS.get(c) and GPU_FIELDS[
+        c].kind in ("int", "number")) or c == "price_date" else c) for c in GPU_COLUMNS]
     rows = []
     for entry in plan.gpus.entries.values():
         cells: list = []

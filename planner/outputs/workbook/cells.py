@@ -18,11 +18,16 @@ from openpyxl.cell._writer import write_cell
 from openpyxl.cell.cell import Cell as OpenpyxlCell
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.xml.functions import xmlfile
 
 from planner.model.expr import Value
 from planner.outputs.workbook import styles
-from planner.outputs.workbook.cache import with_value
+from planner.outputs.workbook.cache import Deferred, with_value
+from planner.outputs.workbook.shown import shown_text
+
+__all__ = ["Cell", "Formula", "Input", "Link", "SheetWriter", "Styled", "cell_text",
+           "fitted_widths", "shown_text"]
 
 
 class Formula:
@@ -30,7 +35,7 @@ class Formula:
 
     __slots__ = ("text", "cached", "number_format", "style")
 
-    def __init__(self, text: str, cached: Value, number_format: str = "General",
+    def __init__(self, text: str, cached: Value | Deferred, number_format: str = "General",
                  style: str = styles.FORMULA) -> None:
         self.text = text if text.startswith("=") else "=" + text
         self.cached = cached
@@ -59,7 +64,21 @@ class Styled:
         self.number_format = number_format
 
 
-Cell = Formula | Input | Styled | str | int | float | bool | None
+class Link:
+    """Text that jumps to a place in the workbook when clicked (an internal hyperlink, no
+    formula): `location` as Excel writes it, e.g. ``'Budget'!A1``."""
+
+    __slots__ = ("text", "location", "style")
+
+    def __init__(self, text: str, location: str, style: str = styles.NAV) -> None:
+        self.text = text
+        self.location = location
+        self.style = style
+
+
+Cell = Formula | Input | Styled | Link | str | int | float | bool | None
+
+CONTENTS = "← Contents"  # the back link every sheet but About carries in its first row
 
 
 def _text_cell(ws: WriteOnlyWorksheet, value: str, style: str) -> WriteOnlyCell:
@@ -76,6 +95,8 @@ class RowStream(Protocol):
     appended to it; `formulas` counts the formula cells among them once they are written."""
 
     formulas: int
+    rows: int  # rows it writes
+    errors: int  # formula cells whose value is an error, once written
 
     def __iter__(self) -> Iterator[bytes]: ...
 
@@ -85,11 +106,13 @@ class SheetWriter:
 
     def __init__(self, ws: WriteOnlyWorksheet) -> None:
         self.ws = ws
-        self.cached: list[Value] = []
+        self.cached: list[Value | Deferred] = []
         self.row = 0
         self.stream: RowStream | None = None
         self._styles: dict[tuple[str, str], Any] = {}
         self._widths: list[float] = []
+        self.max_col = 0  # the widest row appended, in columns
+        self.back_link: str | None = None  # where "← Contents" leads, put in the first row
 
     def _style(self, cell: WriteOnlyCell, style: str, number_format: str) -> None:
         """Apply a named style and number format; resolved once per combination, since
@@ -106,39 +129,71 @@ class SheetWriter:
     def title(self) -> str:
         return str(self.ws.title)
 
-    def _wrapped_lines(self, cells: Sequence[Cell]) -> int:
-        """Lines the tallest wrapped cell of a row needs at its column's width."""
-        lines = 1
+    def _wrapped_height(self, cells: Sequence[Cell]) -> float:
+        """Points the tallest wrapped cell of a row needs at its column's width (15 a line;
+        10 for the small font of long sources); 0 when every cell fits on one line."""
+        height = 0.0
         for i, c in enumerate(cells):
-            if not (isinstance(c, Styled) and c.style in (styles.HEADER, styles.WRAP)
-                    and isinstance(c.value, str)):
+            if isinstance(c, Styled) and c.style in (styles.HEADER, styles.WRAP,
+                                                     styles.WRAP_SMALL) and isinstance(
+                    c.value, str):
+                text = c.value
+            elif isinstance(c, Formula) and c.style in (styles.WRAP, styles.WRAP_SMALL) and (
+                    isinstance(c.cached, str)):
+                text = c.cached
+            else:
                 continue
+            small = c.style == styles.WRAP_SMALL
             width = max(4, int((self._widths[i] if i < len(self._widths) else 8.43) - 1))
+            if small:
+                width = int(width * 1.5)  # an 8-point font fits more characters
             count, used = 1, 0
-            for word in c.value.split():
+            for word in text.split():
                 need = len(word) + (1 if used else 0)
                 if used and used + need > width:
                     count, used = count + 1, len(word)
                 else:
                     used += need
-            lines = max(lines, count)
-        return lines
+            if count > 1:
+                height = max(height, (10 if small else 15) * count + 2)
+        return height
 
     def append(self, cells: Sequence[Cell]) -> int:
-        lines = self._wrapped_lines(cells)
-        if lines > 1:  # rows are written as they come: set the height before the row
-            self.ws.row_dimensions[self.row + 1].height = 15 * lines + 2
+        if self.row == 0 and self.back_link is not None:
+            cells = self._with_back_link(cells)
+        height = self._wrapped_height(cells)
+        if height:  # rows are written as they come: set the height before the row
+            self.ws.row_dimensions[self.row + 1].height = max(height, 17)
         out: list[Any] = []
-        for c in cells:
+        for column, c in enumerate(cells, start=1):
             if isinstance(c, Formula):
                 self.cached.append(c.cached)
-            out.append(self._cell(c))
+            out.append(self._cell(c, column))
         self.ws.append(out)
         self.row += 1
+        self.max_col = max(self.max_col, len(cells))
         return self.row
 
-    def _cell(self, c: Cell) -> Any:
-        """The openpyxl cell (or plain value) that `append` writes for `c`."""
+    def _with_back_link(self, cells: Sequence[Cell]) -> list[Cell]:
+        """The first row with "← Contents" after it: after a table's header, or after a title
+        where the title's text ends (a title spills over the empty cells to its right)."""
+        assert self.back_link is not None
+        column = len(cells) + 1
+        if len(cells) == 1 and isinstance(cells[0], Styled) and isinstance(cells[0].value, str):
+            needed = len(cells[0].value) * (1.4 if cells[0].style == styles.TITLE else 1.0)
+            edge, column = 0.0, 1
+            while edge < needed:
+                edge += self._widths[column - 1] if column <= len(self._widths) else 8.43
+                column += 1
+        return [*cells, *([None] * (column - 1 - len(cells))), Link(CONTENTS, self.back_link)]
+
+    def _cell(self, c: Cell, column: int = 1) -> Any:
+        """The openpyxl cell (or plain value) that `append` writes for `c` in `column`."""
+        if isinstance(c, Link):
+            cell = _text_cell(self.ws, c.text, c.style)
+            cell.hyperlink = Hyperlink(ref=f"{get_column_letter(column)}{self.row + 1}",
+                                       location=c.location, display=c.text)
+            return cell
         if isinstance(c, Formula):
             cell = WriteOnlyCell(self.ws, value=c.text)
             self._style(cell, c.style, c.number_format)
@@ -164,7 +219,7 @@ class SheetWriter:
         """`c` at (`row`, `column`) as openpyxl writes it in this sheet, with a formula's value
         cached as ``cache.inject`` puts it unless not `cached` ("" for an empty cell).
         Registers the cell's style with the workbook, as writing it would."""
-        cell = self._cell(c)
+        cell = self._cell(c, column)
         if not isinstance(cell, OpenpyxlCell):
             if cell is None:
                 return ""
@@ -183,27 +238,12 @@ class SheetWriter:
             self.ws.column_dimensions[get_column_letter(i)].width = w
 
 
-def shown_text(value: object, number_format: str = "General") -> str:
-    """About what a spreadsheet shows for a value under a number format, to size columns."""
-    if isinstance(value, bool):
-        return "FALSE" if not value else "TRUE"
-    if isinstance(value, int | float):
-        decimals = number_format.split(".")[1].count("0") if "." in number_format else 0
-        grouped = "," in number_format.split(".")[0]
-        if number_format.endswith(',,," GB"'):
-            value, suffix = value / 1e9, " GB"
-        else:
-            suffix = ""
-        prefix = "$" if "$" in number_format else ""
-        if number_format == "General":
-            return f"{value:.10g}"
-        return f"{prefix}{value:{',' if grouped else ''}.{decimals}f}{suffix}"
-    return "" if value is None else str(value)
-
-
 def cell_text(cell: Cell) -> str:
+    if isinstance(cell, Link):
+        return cell.text
     if isinstance(cell, Formula):
-        return shown_text(cell.cached, cell.number_format)
+        cached = cell.cached.resolve() if isinstance(cell.cached, Deferred) else cell.cached
+        return shown_text(cached, cell.number_format)
     if isinstance(cell, Input | Styled):
         return shown_text(cell.value, cell.number_format)
     return shown_text(cell)

@@ -1,33 +1,34 @@
-"""The fleet and budget sheets: Workloads and Servers (inputs), Fleet (one row per workload ×
-candidate, every quantity a formula) and Budget (per workload the lowest-TCO candidate meeting
-every target, chosen by a formula, with its bill of quantities and the named totals)."""
+"""The fleet sheets: Workloads, Servers and Clouds (inputs) and Fleet (one row per workload ×
+candidate, every quantity a formula; what finance reads first, the rest after). The Budget,
+which picks a Fleet row per workload, is budget_sheet."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openpyxl.chart import BarChart, Reference
+from openpyxl.formatting.rule import FormulaRule, Rule
+from openpyxl.styles import Font, PatternFill
+from openpyxl.styles.differential import DifferentialStyle
+from openpyxl.styles.numbers import NumberFormat
 from openpyxl.utils import get_column_letter
 
 from planner.inputs.entries import Entry
-from planner.inputs.fields import SERVER_FIELDS, WORKLOAD_FIELDS
+from planner.inputs.fields import CLOUD_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
 from planner.inputs.scenario import SCENARIO_FIELDS
 from planner.model.fleet import FLEET_QUANTITIES, FLEET_VARS
 from planner.model.quantities import QUANTITY_BY_NAME, ROW_QUANTITIES
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.catalog_sheets import Namer
 from planner.outputs.workbook.cells import Cell, Formula, Input, SheetWriter, Styled
-from planner.outputs.workbook.chart_cache import cache_chart
 from planner.outputs.workbook.grid_sheet import CONFIG_HEADERS, LOOKUP_HEADERS, lookup_positions
 from planner.outputs.workbook.layout import (
-    BUDGET,
     CATALOG_FIRST_ROW,
+    CLOUDS,
     FLEET,
     LOOKUPS,
     SERVERS,
     WORKLOADS,
     GridRowRenderer,
-    absolute_cell,
     absolute_range,
     catalog_column_range,
     table_range,
@@ -39,19 +40,36 @@ WORKLOAD_NUMERIC = [k for k, s in WORKLOAD_FIELDS.items() if s.kind in ("int", "
 WORKLOAD_COLUMNS = ["id", "name", "model", *WORKLOAD_NUMERIC, "weights", "kv", "gpus",
                     "source", "notes"]
 SERVER_NUMERIC = [k for k, s in SERVER_FIELDS.items() if s.kind in ("int", "number", "bool")]
-SERVER_COLUMNS = ["id", "name", "gpu", *SERVER_NUMERIC, "price_date", "source", "notes"]
+SERVER_TEXT = [k for k, s in SERVER_FIELDS.items()  # ids and choices: gpu, vendor, fabric
+               if s.kind == "text" and k not in ("name", "price_date", "source", "notes")]
+SERVER_COLUMNS = ["id", "name", *SERVER_TEXT, *SERVER_NUMERIC, "price_date", "source", "notes"]
 UNITS = {
     "rate_rps": "requests/s", "tokens_per_day": "tokens/day", "peak_to_average": "ratio",
     "prompt_tokens": "tokens", "output_tokens": "tokens", "ttft_s": "s", "itl_s": "s",
     "spare_replicas": "replicas", "gpus_per_server": "GPUs", "scale_up_gpus": "GPUs",
     "price_usd": "USD", "power_kw": "kW", "rack_units": "U", "whole_rack": "TRUE/FALSE",
+    "support_usd_per_gpu_year": "USD/GPU-year", "network_usd_per_server": "USD",
+    "growth": "fraction/month", "lead_time_weeks": "weeks",
+    "latency_percentile": "percentile", "model": "id", "weights": "format ids",
+    "kv": "format ids", "gpus": "GPU ids", "gpu": "id", "vendor": "text", "fabric": "text",
+    "price_date": "YYYY-MM",
 }
 
 # Fleet columns: workload and server, the configuration, lookups, row and fleet quantities.
 FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
                  "server_row": ("server", "server_id")}
-FLEET_COLUMNS = (["workload", "server", *SCENARIO_FIELDS, *FLEET_LOOKUPS]
-                 + [q.name for q in ROW_QUANTITIES] + [q.name for q in FLEET_QUANTITIES])
+# Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
+# and model class (catalogs/measured-accuracy.yaml), editable like any input.
+FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
+# What finance reads of a candidate, right after its configuration (and all that a finance
+# export prints of the Fleet); every other quantity follows, in the order it is defined.
+FLEET_SUMMARY = ("meets_targets", "failing_target", "choice_key", "replicas", "servers",
+                 "gpus_bought", "capex_usd", "opex_usd_per_year", "tco_usd", "annual_cost_usd",
+                 "cheapest_rent_usd_per_year", "verdict")
+FLEET_LEAD = ["workload", "server", *SCENARIO_FIELDS]
+FLEET_COLUMNS = (FLEET_LEAD + list(FLEET_SUMMARY) + [*FLEET_LOOKUPS, *FLEET_INPUTS]
+                 + [q.name for q in ROW_QUANTITIES]
+                 + [q.name for q in FLEET_QUANTITIES if q.name not in FLEET_SUMMARY])
 FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
 FLEET_FIRST_ROW = 2
 
@@ -74,17 +92,41 @@ class FleetRowRenderer(GridRowRenderer):
     def col(self, name: str) -> str:
         return f"${FLEET_COL[name]}{self.row}"
 
+    def ref(self, kind: str, name: str) -> str:
+        if kind == "measured":
+            return self.col(f"measured_{name}")
+        if kind == "cloud":  # the row's cloud offer, looked up on the Clouds sheet
+            if name == "offer_exists":
+                return f"({self.col('cloud_row')}>0)"
+            return f"INDEX({cloud_name(name)},{self.col('cloud_row')})"
+        return super().ref(kind, name)
+
 
 def _float(value: object) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
+# The choice key is a TCO or, for a candidate that misses a target, a sentinel after every TCO
+# (planner.model.fleet.NOT_MET): shown as words, never as money. A TTFT of 1e9 s marks a
+# prefill queue that never settles.
+FORMAT_OVERRIDES = {
+    "choice_key": '[>=1E+15]"misses a target";"$"#,##0',
+    "ttft_mean_seconds": '[>=1E+9]"no steady state";0.000000" s"',
+    "ttft_percentile_seconds": '[>=1E+9]"no steady state";0.000000" s"',
+}
+HEADER_OVERRIDES = {"choice_key": "Choice key: TCO, or misses a target (helper) [USD]"}
+
+
 def _format(name: str) -> str:
+    if name in FORMAT_OVERRIDES:
+        return FORMAT_OVERRIDES[name]
     q = QUANTITY_BY_NAME[name]
     return styles.number_format(q.display, q.kind, q.unit)
 
 
 def _header(name: str) -> str:
+    if name in HEADER_OVERRIDES:
+        return HEADER_OVERRIDES[name]
     q = QUANTITY_BY_NAME[name]
     if q.display == "usd" or q.unit == "USD":
         return f"{q.label} [USD]"
@@ -95,14 +137,15 @@ def _entry_cell(entry: Entry, field: str) -> Cell:
     value = entry.values.get(field)
     if isinstance(value, list):
         return Input(", ".join(value))
-    if field == "price_usd" and value is not None:
-        return Input(value, '"$"#,##0')
-    return Input(value, "#,##0.####" if isinstance(value, int | float) and not isinstance(
-        value, bool) else "General")
+    if field in ("price_usd", "support_usd_per_gpu_year", "network_usd_per_server") and (
+            value is not None):
+        return Input(value, styles.precise_format(value, money=True))
+    return Input(value, styles.precise_format(value))
 
 
 def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([24, 40, 16] + [13] * len(WORKLOAD_NUMERIC) + [14, 14, 30, 60, 60])
+    w.widths([26, 40, 16] + [16 if c == "tokens_per_day" else 13 for c in WORKLOAD_NUMERIC]
+             + [14, 14, 30, 60, 60])
     styles.print_setup(w.ws, title_rows="1:1")
     w.ws.freeze_panes = "B2"
     w.append([Styled(f"{c} [{UNITS[c]}]" if c in UNITS else c, styles.HEADER)
@@ -110,7 +153,8 @@ def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
     for entry in plan.workloads.entries.values():
         head: list[Cell] = [Styled(entry.id), Styled(entry.name)]
         w.append(head + [_entry_cell(entry, c) for c in WORKLOAD_COLUMNS[2:-2]]
-                 + [Styled(entry.source), Styled(entry.text("notes"))])
+                 + [Styled(entry.source, styles.WRAP_SMALL),
+                    Styled(entry.text("notes"), styles.WRAP_SMALL)])
     for i, col in enumerate(WORKLOAD_COLUMNS, start=1):
         if col in ("name", "source", "notes"):
             continue
@@ -120,22 +164,59 @@ def write_workloads(w: SheetWriter, plan: Plan, name: Namer) -> None:
 
 
 def write_servers(w: SheetWriter, plan: Plan, name: Namer) -> None:
-    w.widths([22, 44, 14] + [14] * len(SERVER_NUMERIC) + [12, 70, 60])
+    w.widths([22, 44] + [14] * len(SERVER_TEXT) + [14] * len(SERVER_NUMERIC) + [12, 70, 60])
     styles.print_setup(w.ws, title_rows="1:1")
     w.ws.freeze_panes = "B2"
     heads = {"price_usd": "Price [USD]"}
     w.append([Styled(heads.get(c) or (f"{c} [{UNITS[c]}]" if c in UNITS else c), styles.HEADER)
               for c in SERVER_COLUMNS])
     for entry in plan.servers.entries.values():
-        cells: list[Cell] = [Styled(entry.id), Styled(entry.name), Input(entry.text("gpu"))]
+        cells: list[Cell] = [Styled(entry.id), Styled(entry.name)]
+        cells += [Input(entry.text(c) or None) for c in SERVER_TEXT]
         w.append(cells + [_entry_cell(entry, c) for c in SERVER_NUMERIC]
-                 + [Input(entry.text("price_date")), Styled(entry.source),
-                    Styled(entry.text("notes"))])
+                 + [Input(entry.text("price_date")), Styled(entry.source, styles.WRAP_SMALL),
+                    Styled(entry.text("notes"), styles.WRAP_SMALL)])
     for i, col in enumerate(SERVER_COLUMNS, start=1):
-        if col in ("name", "source", "notes", "price_date"):
+        if col == "notes":  # the Budget's order list reads name, price date and source
             continue
         name(server_name(col), catalog_column_range(col, SERVERS, get_column_letter(i),
                                                     CATALOG_FIRST_ROW, w.row))
+    styles.protect(w.ws)
+
+
+CLOUD_NUMERIC = [k for k, s in CLOUD_FIELDS.items() if s.kind in ("int", "number")]
+CLOUD_COLUMNS = ["id", "provider", "instance", "gpu", *CLOUD_NUMERIC, "price_date", "source",
+                 "notes"]
+CLOUD_UNITS = {"gpus_per_instance": "GPUs", "on_demand_usd_per_hour": "USD/instance-hour",
+               "gpu": "id", "provider": "text", "instance": "text", "price_date": "YYYY-MM",
+               "reserved_1y_usd_per_hour": "USD/instance-hour",
+               "reserved_3y_usd_per_hour": "USD/instance-hour"}
+
+
+def cloud_name(field: str) -> str:
+    return f"cloud_{field}"
+
+
+def write_clouds(w: SheetWriter, plan: Plan, name: Namer) -> None:
+    """The cloud offers a fleet row may rent instead of buying (catalogs/clouds.yaml)."""
+    w.widths([26, 12, 26, 14] + [16] * len(CLOUD_NUMERIC) + [12, 70, 60])
+    styles.print_setup(w.ws, title_rows="1:1")
+    w.ws.freeze_panes = "B2"
+    w.append([Styled(f"{c} [{CLOUD_UNITS[c]}]" if c in CLOUD_UNITS else c, styles.HEADER)
+              for c in CLOUD_COLUMNS])
+    for entry in plan.clouds.entries.values():
+        cells: list[Cell] = [Styled(entry.id), Input(entry.text("provider")),
+                             Input(entry.text("instance")), Input(entry.text("gpu"))]
+        w.append(cells + [Input(entry.values.get(c), styles.precise_format(
+            entry.values.get(c), money=c.endswith("_usd_per_hour"))) for c in CLOUD_NUMERIC]
+                 + [Input(entry.text("price_date")), Styled(entry.source, styles.WRAP_SMALL),
+                    Styled(entry.text("notes"), styles.WRAP_SMALL)])
+    last = max(w.row, CATALOG_FIRST_ROW)
+    for i, col in enumerate(CLOUD_COLUMNS, start=1):
+        if col in ("source", "notes", "price_date", "provider", "instance"):
+            continue
+        name(cloud_name(col), catalog_column_range(col, CLOUDS, get_column_letter(i),
+                                                   CATALOG_FIRST_ROW, last))
     styles.protect(w.ws)
 
 
@@ -143,30 +224,58 @@ def _positions(plan: Plan) -> dict[str, dict[str, int]]:
     out = lookup_positions(plan)
     out["workload_row"] = {k: i for i, k in enumerate(plan.workloads.entries, start=1)}
     out["server_row"] = {k: i for i, k in enumerate(plan.servers.entries, start=1)}
+    out["cloud_row"] = {k: i for i, k in enumerate(plan.clouds.entries, start=1)}
     return out
 
 
 def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]]) -> list[Cell]:
+    """The row's cells in FLEET_COLUMNS order."""
     r = FleetRowRenderer(row)
     c = env.candidate
-    cells: list[Cell] = [Styled(env.workload.id), Styled(c.server)]
+    cells: dict[str, Cell] = {"workload": Styled(env.workload.id), "server": Styled(c.server)}
     for field in SCENARIO_FIELDS:
         if field in FLEET_VARS:
-            cells.append(Formula(FLEET_VARS[field].formula(r), env.lookup("var", field), "#,##0"))
+            cells[field] = Formula(FLEET_VARS[field].formula(r), env.lookup("var", field),
+                                   "#,##0")
         elif field == "model":
-            cells.append(Formula(f"=INDEX(workload_model,{r.col('workload_row')})",
-                                 env.workload.text("model")))
+            cells[field] = Formula(f"=INDEX(workload_model,{r.col('workload_row')})",
+                                   env.workload.text("model"))
         elif field == "gpu":
-            cells.append(Formula(f"=INDEX(server_gpu,{r.col('server_row')})", c.gpu))
+            cells[field] = Formula(f"=INDEX(server_gpu,{r.col('server_row')})", c.gpu)
         else:
-            cells.append(Input(getattr(c, field)))
+            cells[field] = Input(getattr(c, field))
     for lookup, (column, _) in FLEET_LOOKUPS.items():
         key = getattr(env.scenario, column) if hasattr(env.scenario, column) else (
             env.workload.id if column == "workload" else c.server)
-        cells.append(Formula("=" + r.lookup(lookup), positions[lookup][key], "0"))
+        cells[lookup] = Formula("=" + r.lookup(lookup), positions[lookup][key], "0")
+    cells["measured_speed_ratio"] = Input(env.lookup("measured", "speed_ratio"), "0.00")
+    offer = env.offer.id if env.offer is not None else ""
+    cells["cloud_offer"] = Input(offer)
+    offer_cell = r.col("cloud_offer")
+    cells["cloud_row"] = Formula(f'=IF({offer_cell}="",0,MATCH({offer_cell},cloud_id,0))',
+                                 positions["cloud_row"].get(offer, 0), "0")
     for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
-        cells.append(Formula(q.expr.formula(r), env.value(q.name), _format(q.name)))
-    return cells
+        cells[q.name] = Formula(q.expr.formula(r), env.value(q.name), _format(q.name))
+    return [cells[name] for name in FLEET_COLUMNS]
+
+
+FLEET_HEADERS = {
+    "workload": "Workload [id]", "server": "Server [id]", **CONFIG_HEADERS,
+    **{k: LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
+       for k in FLEET_LOOKUPS},
+    "measured_speed_ratio": "Measured speed error (planner ÷ published) [ratio]",
+    "cloud_offer": "Cloud offer rented instead [id]", "cloud_row": "Cloud offers row [#]",
+}
+FLEET_WIDTHS = {"workload": 26, "server": 18, "model": 16, "gpu": 12, "weights": 10, "kv": 10,
+                "tp": 8, "context": 10, "batch": 12, "prompt": 10, "output": 12,
+                "failing_target": 10, "choice_key": 17, "verdict": 21,
+                **dict.fromkeys(FLEET_LOOKUPS, 9.0), **dict.fromkeys(FLEET_INPUTS, 14.0)}
+# Where a candidate cannot hold one sequence, its costs are not shown (a conditional number
+# format says so instead): they would price a fleet that cannot serve the workload.
+COST_COLUMNS = [name for name in FLEET_COLUMNS if name in QUANTITY_BY_NAME
+                and QUANTITY_BY_NAME[name].display == "usd" and name != "choice_key"
+                and name not in [q.name for q in ROW_QUANTITIES]]
+NOT_FITTING_FORMAT = NumberFormat(numFmtId=400, formatCode='"does not fit"')
 
 
 @dataclass
@@ -186,16 +295,11 @@ class FleetBlock:
 
 
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
-    w.widths([24, 18, 16, 12, 10, 10, 8, 10, 12, 10, 12] + [9.0] * len(FLEET_LOOKUPS)
-             + [16.0] * (len(ROW_QUANTITIES) + len(FLEET_QUANTITIES)))
-    styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
-    w.ws.print_title_cols = "A:B"
+    w.widths([FLEET_WIDTHS.get(name, 16.0) for name in FLEET_COLUMNS])
+    styles.print_setup(w.ws, title_rows="1:1")  # fitted to the width of what it prints
     w.ws.freeze_panes = "C2"
-    head = ["Workload [id]", "Server [id]", *(CONFIG_HEADERS[c] for c in SCENARIO_FIELDS),
-            *(LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
-              for k in FLEET_LOOKUPS),
-            *(_header(q.name) for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES])]
-    w.append([Styled(h, styles.HEADER) for h in head])
+    w.append([Styled(FLEET_HEADERS.get(name) or _header(name), styles.HEADER)
+              for name in FLEET_COLUMNS])
     positions = _positions(plan)
     blocks = {}
     for sized in plan.sized:
@@ -203,104 +307,25 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
         for env in sized.rows:
             w.append(fleet_row_cells(env, w.row + 1, positions))
         blocks[sized.workload.id] = FleetBlock(first, w.row)
-    w.ws.auto_filter.ref = f"A1:{FLEET_COL[FLEET_COLUMNS[-1]]}{max(w.row, 2)}"
+    last = max(w.row, 2)
+    w.ws.auto_filter.ref = f"A1:{FLEET_COL[FLEET_COLUMNS[-1]]}{last}"
+    fits = FLEET_COL["fits_workload"]
+    w.ws.conditional_formatting.add(
+        " ".join(f"{FLEET_COL[c]}2:{FLEET_COL[c]}{last}" for c in COST_COLUMNS),
+        Rule(type="expression", formula=[f"NOT(${fits}2)"],
+             dxf=DifferentialStyle(numFmt=NOT_FITTING_FORMAT, font=Font(color="9C0006"))))
+    bad = styles.BAD_FILL
+    w.ws.conditional_formatting.add(
+        f"{FLEET_COL['meets_targets']}2:{FLEET_COL['meets_targets']}{last}",
+        FormulaRule(formula=[f"NOT(${FLEET_COL['meets_targets']}2)"], font=Font(color="9C0006"),
+                    fill=PatternFill("solid", fgColor=bad, bgColor=bad)))
     # Not protected, like the Grid, so that it can be sorted and filtered in Excel.
     return blocks
 
 
-BUDGET_FIELDS = [  # (fleet column, header, number format)
-    ("server", "Server [id]", "General"), ("gpu", "GPU [id]", "General"),
-    ("weights", "Weights [format]", "General"), ("kv", "KV cache [format]", "General"),
-    ("tp", "TP [GPUs]", "0"), ("batch_chosen", "Batch per replica [sequences]", "#,##0"),
-    ("replicas", "Replicas incl. spares [replicas]", "#,##0"),
-    ("gpus", "GPUs [GPUs]", "#,##0"), ("servers", "Servers [servers]", "#,##0"),
-    ("racks", "Racks [racks]", "#,##0"), ("it_power_w", "IT power [W]", "#,##0"),
-    ("facility_power_w", "Facility power [W]", "#,##0"),
-    ("capex_usd", "Capex [USD]", '"$"#,##0'),
-    ("opex_usd_per_year", "Opex per year [USD]", '"$"#,##0'),
-    ("tco_usd", "TCO [USD]", '"$"#,##0'),
-    ("usd_per_million_output_tokens", "Owned per M output tokens [USD]", '"$"#,##0.00'),
-    ("usd_per_million_input_tokens", "Owned per M input tokens [USD]", '"$"#,##0.00'),
-    ("cloud_usd_per_year", "Rented on demand per year [USD]", '"$"#,##0'),
-    ("cloud_reserved_usd_per_year", "Rented reserved per year [USD]", '"$"#,##0'),
-    ("itl_seconds", "ITL [s]", "0.0000"), ("ttft_queued_seconds", "TTFT [s]", "0.000"),
-    ("meets_targets", "Meets every target [TRUE/FALSE]", "General"),
-    ("failing_target", "Target missed", "General"),
-]
-TOTALS = {"gpus": "total_gpus", "servers": "total_servers", "racks": "total_racks",
-          "it_power_w": "total_it_power_w", "capex_usd": "total_capex_usd",
-          "opex_usd_per_year": "total_opex_usd_per_year", "tco_usd": "total_tco_usd"}
-
-
-def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name: Namer
-                 ) -> dict[str, int]:
-    """The Budget sheet; returns each workload's row (its column B picks the Fleet row)."""
-    w.widths([28, 12] + [16.0] * len(BUDGET_FIELDS))
-    styles.print_setup(w.ws)
-    w.append([Styled("Budget: what to buy for each workload, and what it costs", styles.TITLE)])
-    w.append([Styled("Each workload's choice is a formula: the lowest TCO among its Fleet rows "
-                     "that meet every target. Edit a price, a rate or an assumption and the "
-                     "choice follows on recalculation.", styles.NOTE)])
-    w.append([])
-    header_row = w.row + 1
-    w.append([Styled(h, styles.HEADER) for h in
-              ["Workload [id]", "Fleet row [#]", *(h for _, h, _ in BUDGET_FIELDS)]])
-    first = w.row + 1
-    picks: dict[str, int] = {}
-    for sized in plan.sized:
-        block = blocks[sized.workload.id]
-        env = sized.choice
-        assert env is not None
-        row = w.row + 1
-        key = block.range("choice_key")
-        pick = Formula(f"=MATCH(MIN({key}),{key},0)", sized.rows.index(env) + 1, "0")
-        picks[sized.workload.id] = row
-        cells: list[Cell] = [Styled(sized.workload.id), pick]
-        for column, _, fmt in BUDGET_FIELDS:
-            cached = (env.value(column) if column in QUANTITY_BY_NAME else
-                      (env.candidate.server if column == "server" else
-                       getattr(env.scenario, column)))
-            cells.append(Formula(f"=INDEX({block.index_range(column)},$B{row})", cached,
-                                 fmt))
-        w.append(cells)
-    last = w.row
-    w.append([])
-    w.append([Styled("Totals (each workload's fleet in racks of its own)", styles.TITLE)])
-    for column, total in TOTALS.items():
-        i = [c for c, _, _ in BUDGET_FIELDS].index(column)
-        letter = get_column_letter(3 + i)
-        value = sum(_float(s.choice.value(column)) for s in plan.sized if s.choice)
-        row = w.row + 1
-        fmt = BUDGET_FIELDS[i][2]
-        w.append([Styled(f"{total}"), Formula(f"=SUM({letter}{first}:{letter}{last})", value,
-                                               fmt)])
-        name(total, absolute_cell(BUDGET, "B", row))
-    if plan.sized:
-        _cost_chart(w, plan, header_row, first, last)
-    styles.protect(w.ws)
-    return picks
-
-
-def _cost_chart(w: SheetWriter, plan: Plan, header_row: int, first: int, last: int) -> None:
-    chart = BarChart()
-    chart.type = "bar"
-    chart.grouping = "stacked"
-    chart.overlap = 100
-    chart.title = "Capex and opex per year by workload [USD]"
-    cols = [c for c, _, _ in BUDGET_FIELDS]
-    capex = 3 + cols.index("capex_usd")
-    opex = 3 + cols.index("opex_usd_per_year")
-    for col in (capex, opex):
-        chart.add_data(Reference(w.ws, min_col=col, min_row=header_row, max_row=last),
-                       titles_from_data=True)
-    chart.set_categories(Reference(w.ws, min_col=1, min_row=first, max_row=last))
-    chart.height, chart.width = 9, 22
-    labels = [s.workload.id for s in plan.sized]
-    series = [[_float(s.choice.value(k)) for s in plan.sized if s.choice]
-              for k in ("capex_usd", "opex_usd_per_year")]
-    cache_chart(chart, ["Capex [USD]", "Opex per year [USD]"], labels, series)
-    w.ws.add_chart(chart, f"A{w.row + 3}")
-
+def fleet_print_area(last_row: int) -> str:
+    """What a finance export prints of the Fleet: each candidate's configuration and summary."""
+    return f"A1:{FLEET_COL[FLEET_SUMMARY[-1]]}{max(last_row, 2)}"
 
 
 class PickedRowRenderer(FleetRowRenderer):

@@ -171,6 +171,8 @@ class GridStream:
         self.plan = plan
         self.progress = progress
         self.formulas = 0
+        self.errors = 0  # formula cells whose value is a spreadsheet error, once written
+        self.rows = len(plan.rows)
         self.positions = lookup_positions(plan)
         self._config: dict[tuple[int, object], str] = {}
         self._lookups: dict[tuple[str, object], str] = {}
@@ -255,15 +257,22 @@ class GridStream:
             col = block.quantity(q.name)
             if isinstance(col, Same):
                 t, v = value_text(col.value)
+                self.errors += n if t == _ERROR else 0
                 parts.append(head + t + body + v.replace("%", "%%") + tail)
                 continue
             parts.append(head + "%s" + body + "%s" + tail)
-            slots.extend(_value_texts(col, n))
+            types, texts = _value_texts(col, n)
+            if isinstance(types, list):
+                self.errors += types.count(_ERROR)
+            slots.extend((types, texts))
         parts.append("</row>")
         template = "".join(parts)
         rows = zip(*slots, strict=True) if slots else itertools.repeat((), n)
         for r, filled in zip(range(first_row, first_row + n), rows, strict=True):
             yield (template % filled).replace(ROW_TOKEN, str(r))
+
+
+_ERROR = ' t="e"'  # the type attribute of a cached error value
 
 
 def _value_texts(col: list, n: int) -> tuple[Sequence[str] | itertools.repeat[str],  # type: ignore[type-arg]

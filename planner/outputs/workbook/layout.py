@@ -19,7 +19,9 @@ ABOUT, ASSUMPTIONS, FORMATS, MODELS, GPUS = "About", "Assumptions", "Formats", "
 GRID, CAPACITY, CHARTS, VIEW_DATA = "Grid", "Capacity", "Charts", "View data"
 METHOD = "Method"
 BUDGET, FLEET, WORKLOADS, SERVERS = "Budget", "Fleet", "Workloads", "Servers"
+CLOUDS = "Clouds"
 SENSITIVITY, SCENARIOS = "Sensitivity", "Scenarios"
+CHECKS = "Checks"
 
 # Grid (and View data) columns: configuration, catalog lookups, then every row quantity.
 CONFIG_COLUMNS = list(SCENARIO_FIELDS)

@@ -51,7 +51,7 @@ def write_scenarios(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock],
             else:
                 cells.append(Formula(f"={name}", plan.assumptions[name], "0.00##", styles.LINK))
         w.append(cells)
-    order = [s.workload.id for s in plan.sized if s.choice is not None]
+    order = [s.workload.id for s in plan.sized if s.met]
     long_cells = []
     for metric, (label, fmt) in TOTALS.items():
         cells = [Styled(label, styles.HEADER)]

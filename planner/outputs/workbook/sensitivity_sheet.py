@@ -56,7 +56,7 @@ def write_sensitivity(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock],
               "Why this range"]
     w.append([Styled(h, styles.HEADER) for h in header])
     first = w.row + 1
-    order = [s.workload.id for s in plan.sized if s.choice is not None]
+    order = [s.workload.id for s in plan.sized if s.met]
     long_rows: list[str] = []
     for swing in swings:
         d = swing.driver

@@ -11,7 +11,7 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from planner.model.quantities import ROW_BY_NAME
+from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.catalog_sheets import Namer
 from planner.outputs.workbook.cells import Cell, Formula, Input, SheetWriter, Styled
@@ -31,9 +31,10 @@ SELECTIONS = [  # (view field, label, id list for the drop-down)
 SELECTION_ROW0 = 4
 TABLES = [  # (quantity, title) shown as context × concurrency tables
     ("decode_tokens_per_second", "Decode throughput, whole replica [tokens/s]"),
-    ("fits", "Fits at this concurrency? [TRUE/FALSE]"),
+    ("fits", "Fits at this concurrency? [Yes/No]"),
     ("tokens_per_second_per_sequence", "Per-user speed [tokens/s]"),
-    ("cost_per_million_tokens", "Cost per million tokens [USD]"),
+    ("cost_per_million_tokens",
+     "Cost per million output tokens, rented GPUs busy all the time (full use) [USD]"),
 ]
 
 
@@ -95,9 +96,15 @@ def _linked(sheet: str | None, cell: str, cached: object, fmt: str = "General") 
     return Formula(link(sheet, cell), cached, fmt, styles.LINK)  # type: ignore[arg-type]
 
 
+def _yes_no(sheet: str, cell: str, cached: object) -> Formula:
+    """A TRUE/FALSE of another sheet shown to readers as Yes or No."""
+    return Formula(f'=IF({quote_sheetname(sheet)}!{cell},"Yes","No")',
+                   "Yes" if cached is True else "No", "General", styles.LINK)
+
+
 def write_view_data(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
     lay = _layout(plan)
-    w.widths([20, 14, 10, 10, 8, 11, 12, 10, 12] + [9] * 4 + [16] * 40)
+    w.widths([20, 14, 10, 10, 8, 11, 12, 10, 12] + [9] * 4 + [16] * len(ROW_QUANTITIES))
     styles.print_setup(w.ws)  # before the first row
     w.ws.freeze_panes = "C2"
     w.append(headers())
@@ -180,20 +187,21 @@ def write_capacity(w: SheetWriter, plan: Plan, envs: dict[str, dict], name: Name
             ]
             for j in range(len(lay.concurrency)):
                 env = envs["a"][(i, j)]
-                cells.append(_linked(VIEW_DATA, f"${GRID_COL[qname]}${lay.block_a(i, j)}",
-                                     env.value(qname), fmt))
+                cell = f"${GRID_COL[qname]}${lay.block_a(i, j)}"
+                cells.append(_yes_no(VIEW_DATA, cell, env.value(qname)) if qname == "fits"
+                             else _linked(VIEW_DATA, cell, env.value(qname), fmt))
             w.append(cells)
         w.append([])
         first_row, last_row = header_row + 1, header_row + len(lay.contexts)
         last_col = get_column_letter(3 + len(lay.concurrency))
         area = f"D{first_row}:{last_col}{last_row}"
         if qname == "fits":
-            ws.conditional_formatting.add(area, CellIsRule(operator="equal", formula=["FALSE"],
-                                                           fill=bad))
+            ws.conditional_formatting.add(area, CellIsRule(operator="equal",
+                                                           formula=['"No"'], fill=bad))
         else:
             fits_first = lay.table_header_row(1) + 1
             ws.conditional_formatting.add(area, FormulaRule(
-                formula=[f"NOT(D{fits_first})"], fill=bad,
+                formula=[f'D{fits_first}="No"'], fill=bad,
                 font=Font(color="9C0006", strike=True)))
     styles.protect(ws)
 
@@ -220,8 +228,8 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
     # Table 2: cost per million tokens by GPU -------------------------------------------
     t2 = w.row + 1
     w.append([Styled(h, styles.HEADER) for h in (
-        "GPU [id]", "Cost per million tokens [USD]", "Decode throughput [tokens/s]",
-        "Fits [TRUE/FALSE]")])
+        "GPU [id]", "Cost per million output tokens, rented at full use [USD]",
+        "Decode throughput [tokens/s]", "Fits [Yes/No]")])
     for g, gpu in enumerate(lay.gpus):
         env, row = envs["c"][g], lay.block_c(g)
         w.append([_linked(VIEW_DATA, f"$B${row}", gpu),
@@ -229,7 +237,7 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
                           env.value("cost_per_million_tokens"), '"$"#,##0.00'),
                   _linked(VIEW_DATA, f"${GRID_COL['decode_tokens_per_second']}${row}",
                           env.value("decode_tokens_per_second"), "#,##0"),
-                  _linked(VIEW_DATA, f"${GRID_COL['fits']}${row}", env.value("fits"))])
+                  _yes_no(VIEW_DATA, f"${GRID_COL['fits']}${row}", env.value("fits"))])
     w.append([])
     # Table 3: decode throughput by concurrency, one row per context ----------------------
     t3 = w.row + 1
@@ -272,13 +280,13 @@ def write_charts(w: SheetWriter, plan: Plan, envs: dict[str, dict]) -> None:
 
     chart3 = BarChart()
     chart3.type = "bar"
-    chart3.title = "Cost per million tokens by GPU (Capacity selection)"
+    chart3.title = "Cost per million output tokens by GPU, rented at full use (Capacity selection)"
     chart3.x_axis.title = "GPU"
-    chart3.y_axis.title = "Cost per million tokens [USD]"
+    chart3.y_axis.title = "Cost per million output tokens, rented at full use [USD]"
     chart3.add_data(Reference(ws, min_col=2, min_row=t2, max_row=t2 + n_gpu),
                     titles_from_data=True)
     chart3.set_categories(Reference(ws, min_col=1, min_row=t2 + 1, max_row=t2 + n_gpu))
-    cache_chart(chart3, ["Cost per million tokens [USD]"], lay.gpus,
+    cache_chart(chart3, ["Cost per million output tokens, rented at full use [USD]"], lay.gpus,
                 [[envs["c"][g].value("cost_per_million_tokens") for g in range(n_gpu)]])
     chart3.width, chart3.height = 18, 9
     ws.add_chart(chart3, "H41")

@@ -1,0 +1,230 @@
+"""The measured per-op tables (catalogs/perop.yaml): reproduced from the package they came from,
+looked up by the speed quantities where a GPU and engine have one, quoted by `planner calc`, and
+laid out on the workbook's Per-op tables sheet."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from openpyxl import load_workbook
+
+from planner.cli import cli
+from planner.inputs.perop import PEROP, load_perop, match
+from planner.model.quantities import ROW_BY_NAME
+from planner.outputs.workbook.layout import GridRowRenderer
+from planner.plan.calc import BlockEnv
+from tests.conftest import run
+
+ROOT = Path(__file__).parent.parent
+TOOL = ROOT / "tools" / "pertables.py"
+SHIPPED = yaml.safe_load(PEROP.read_text(encoding="utf-8"))
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("pertables", TOOL)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _table(gpu: str, engine: str) -> dict:
+    return next(t for t in SHIPPED["tables"] if t["gpu"] == gpu and t["engine"] == engine)
+
+
+# -- the shipped tables are what the package gives -------------------------------------------
+
+def test_shipped_tables_are_reproduced_from_the_package() -> None:
+    """tools/pertables.py, run on the pinned aiconfigurator-core, writes catalogs/perop.yaml
+    byte for byte, from parquet files whose sha256 the YAML records."""
+    pinned = SHIPPED["source"]["version"]
+    if importlib.util.find_spec("aiconfigurator_core") is None:
+        pytest.skip("aiconfigurator-core is not installed (pip install -e .[tables]): the "
+                    "shipped tables cannot be regenerated here")
+    if importlib.util.find_spec("pyarrow") is None:
+        pytest.skip("pyarrow is not installed (pip install -e .[tables])")
+    installed = metadata.version("aiconfigurator-core")
+    if installed != pinned:
+        pytest.skip(f"aiconfigurator-core {installed} is installed; the tables pin {pinned}")
+    tool = _tool()
+    assert tool.VERSION == pinned
+    root = tool.package_root()
+    for table in SHIPPED["tables"]:
+        for source in table["sources"].values():
+            path = root.parent / source["path"]
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == source["sha256"], path
+    assert tool.render(tool.build(root)) == PEROP.read_text(encoding="utf-8")
+
+
+def test_every_table_names_its_source() -> None:
+    assert SHIPPED["source"] == {"package": "aiconfigurator-core", "version": "0.12.0",
+                                 "license": "Apache-2.0", "generated_by": "tools/pertables.py"}
+    tables = SHIPPED["tables"]
+    assert {t["gpu"] for t in tables} == {"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200",
+                                          "b300", "gb200", "gb300", "l40s", "rtx-pro-6000"}
+    assert len(tables) == 27  # nine GPUs x vLLM, SGLang, TensorRT-LLM
+    for t in tables:
+        assert {"gemm", "gqa", "allreduce"} <= set(t["sources"]), (t["gpu"], t["engine"])
+        for s in t["sources"].values():
+            assert s["path"].startswith(f"aiconfigurator_core/systems/data/{t['system']}/")
+            assert len(s["sha256"]) == 64
+
+
+# -- looked up where a GPU and engine have a table ----------------------------------------------
+
+def test_a_decode_step_on_h100_with_vllm_by_hand(shipped) -> None:
+    """Llama 3.3 70B at TP 8 on H100 SXM under vLLM 0.24.0, 64 sequences, by hand from the table.
+
+    A layer's mean GEMM holds 70.55e9 / 80 layers / 8 / 4 = 27.6M weights, at least 2^24: the
+    large class, BF16, row 1. Its efficiency is measured at M = 32 (0.09338) and M = 128
+    (0.3489); the GEMM's time, in units of M ÷ efficiency, is linear between them: 342.7 at 32,
+    366.9 at 128, so 350.8 at 64, an efficiency of 64 / 350.8 = 0.1825 (the time barely grows:
+    the GEMM is still reading its weights). Prefill and the roofline take M = 8,192, vLLM's step
+    on an 80 GB GPU: 0.7844. Weights stream at 0.8978 of 3.35 TB/s. Decode attention at batch 64
+    (a measured batch): 0.9518. The all-reduce at TP 8: 4.608 µs for the smallest message, and
+    64 × 8,192 × 2 = 1,048,576 bytes is a measured size, 14.97 µs: 2 × 80 layers × 14.97 µs =
+    2.395 ms.
+    """
+    env = run(shipped, model="llama-3.3-70b", gpu="h100-sxm", tp=8, batch=64, context=4096,
+              prompt=2048)
+    t = _table("h100-sxm", "vllm")
+    large = t["gemm"]["bf16"]["large"]
+    assert (t["version"], large[2], large[3], large[6]) == ("0.24.0", 0.09338, 0.3489, 0.7844)
+    assert (t["allreduce"][8]["latency_us"], t["allreduce"][8]["us"][6]) == (4.608, 14.97)
+    assert env.value("gemm_table_kind") == 1
+    time = 32 / 0.09338 + (64 - 32) * (128 / 0.3489 - 32 / 0.09338) / (128 - 32)
+    assert env.value("decode_gemm_efficiency") == pytest.approx(64 / time)
+    assert env.value("decode_gemm_efficiency") == pytest.approx(0.1825, abs=1e-4)
+    assert env.value("compute_efficiency_used") == pytest.approx(0.7844)
+    assert env.value("bandwidth_efficiency_used") == 0.8978
+    assert env.value("attention_measured_efficiency") == 0.9518
+    assert env.value("attention_bandwidth_efficiency") == 0.9518
+    assert env.value("allreduce_latency_seconds") == pytest.approx(4.608e-6)
+    assert env.value("decode_allreduce_seconds") == pytest.approx(2 * 80 * 14.97e-6)
+    flops = 64 * 2 * 70.55e9 / 8
+    assert env.value("serving_compute_seconds") == pytest.approx(
+        flops / (989e12 * 64 / time))
+
+
+def test_time_grows_with_the_batch(shipped) -> None:
+    """Linear between measured points, a step never gets faster with more sequences (the
+    fleet's batch search relies on it), where a lookup by bucket would jump at each edge."""
+    steps = [run(shipped, model="llama-3.3-70b", gpu="h100-sxm", weights="fp8", tp=8, batch=b,
+                 prompt=1000, output=200).value("tpot_seconds") for b in range(1, 700, 7)]
+    assert steps == sorted(steps)
+
+
+def test_a_gpu_without_a_table_keeps_the_catalog(shipped) -> None:
+    """MI300X (AMD) has no table: its catalog efficiencies and all-reduce latency apply."""
+    env = run(shipped, model="llama-3.3-70b", gpu="mi300x", tp=8, batch=64, prompt=2048)
+    assert env.has_perop() is False
+    assert env.value("bandwidth_efficiency_used") == 0.7
+    assert env.value("compute_efficiency_used") == 0.35
+    assert env.value("decode_gemm_efficiency") == 0.35
+    assert env.value("attention_measured_efficiency") == 0
+    assert env.value("attention_bandwidth_efficiency") == 0.7
+    assert env.value("allreduce_measured_latency_seconds") == 0
+
+
+def test_a_number_set_by_hand_wins_over_the_table(shipped) -> None:
+    env = run(shipped, {"bandwidth_efficiency": 0.6, "compute_efficiency": 0.4},
+              model="llama-3.1-8b", gpu="h100-sxm", batch=64)
+    for name in ("bandwidth_efficiency_used", "attention_bandwidth_efficiency"):
+        assert env.value(name) == 0.6
+    assert env.value("compute_efficiency_used") == env.value("decode_gemm_efficiency") == 0.4
+
+
+def test_segments_follow_match_with_a_lower_bound() -> None:
+    lower = load_perop().axes["gemm_tokens_from"]
+    assert [match(x, lower) for x in (1, 2, 8, 9, 64, 128, 129, 8192, 10**6)] == [
+        1, 1, 2, 2, 3, 4, 4, 7, 7]
+    assert str(match(-1, lower)) == "#N/A"
+
+
+def test_blocks_of_rows_agree_with_one_row_at_a_time(shipped) -> None:
+    """The Grid's columnar evaluation gives each row what `planner calc` gives it."""
+    from dataclasses import replace
+
+    first = run(shipped, model="llama-3.3-70b", gpu="h100-sxm", tp=8, batch=1, prompt=1000,
+                output=200)
+    scenarios = [replace(first.scenario, batch=b) for b in (1, 7, 64, 300, 2048)]
+    block = BlockEnv(scenarios, first.model, first.gpu, first.assumptions)
+    for i, s in enumerate(scenarios):
+        row = run(shipped, model=s.model, gpu=s.gpu, tp=s.tp, batch=s.batch, prompt=s.prompt,
+                  output=s.output)
+        for name in ("decode_gemm_efficiency", "attention_bandwidth_efficiency",
+                     "decode_allreduce_seconds", "prefill_interleaved_seconds", "tpot_seconds"):
+            assert block.value(name, i) == row.value(name), (s.batch, name)
+
+
+def test_the_lookup_formula_is_short() -> None:
+    """INDEX and MATCH over a row of at most twelve cells: cheap for every Grid row."""
+    text = ROW_BY_NAME["decode_gemm_efficiency"].expr.render(GridRowRenderer(5))
+    assert "INDEX(perop_gemm_slope,(INDEX(gpu_perop_slot,$" in text
+    assert text.count("MATCH(") == 2 and text.count(",perop_gemm_tokens_from,1)") == 2
+    assert len(text) < 400
+
+
+# -- quoted by planner calc -----------------------------------------------------------------------
+
+def test_calc_quotes_the_tables_source_on_a_line_of_its_own() -> None:
+    t = _table("h100-sxm", "vllm")
+    out = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"])
+    assert out.exit_code == 0, out.output
+    line = next(x for x in out.output.splitlines() if x.startswith("Measured per-op tables"))
+    assert "aiconfigurator-core 0.12.0" in line and "h100_sxm × vllm 0.24.0" in line
+    assert "h100_sxm/gemm/vllm/0.24.0/gemm_perf.parquet" in line
+    assert t["sources"]["gemm"]["sha256"][:12] in line
+    amd = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "mi300x"])
+    line = next(x for x in amd.output.splitlines() if x.startswith("Measured per-op tables"))
+    assert line.startswith("Measured per-op tables: none") and "GPU catalog" in line
+
+
+def test_calc_json_names_the_tables() -> None:
+    t = _table("b200", "trtllm")
+    out = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "b200", "--set",
+                                   "engine=trtllm", "--json"])
+    perop = json.loads(out.output)["perop_tables"]
+    assert perop["package"] == "aiconfigurator-core" and perop["package_version"] == "0.12.0"
+    assert perop["engine_version"] == t["version"] == "1.3.0rc20"
+    assert perop["sources"]["gemm"] == {"path": t["sources"]["gemm"]["path"],
+                                        "engine_version": "1.3.0rc20",
+                                        "sha256": t["sources"]["gemm"]["sha256"]}
+    none = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "rtx-4090",
+                                    "--json"])
+    assert json.loads(none.output)["perop_tables"]["table"] is None
+
+
+# -- the workbook's sheet ------------------------------------------------------------------------
+
+def test_a_plan_without_a_table_still_defines_the_names(tmp_path) -> None:
+    """The lookups' names exist even where no GPU of the plan has a table (never evaluated)."""
+    from tests.test_workbook import DATA, build
+
+    gpus = yaml.safe_load((DATA / "small-gpus.yaml").read_text())
+    gpus["gpus"] = {"mi300x": gpus["gpus"]["mi300x"]}
+    path = tmp_path / "gpus.yaml"
+    path.write_text(yaml.safe_dump(gpus))
+    grid = yaml.safe_load((DATA / "small-grid.yaml").read_text())
+    grid["view"]["gpu"] = "mi300x"
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    wb = load_workbook(build(tmp_path / "out", DATA / "small-models.yaml", path,
+                             tmp_path / "grid.yaml"))
+    names = set(wb.defined_names)
+    assert {"gpu_perop_slot", "perop_gemm", "perop_gemm_fixed", "perop_gemm_slope",
+            "perop_gemm_tokens_from", "perop_attention", "perop_attention_batch_from",
+            "perop_allreduce", "perop_allreduce_fixed", "perop_allreduce_slope",
+            "perop_allreduce_bytes_from"} <= names
+    sheet = wb["Per-op tables"]
+    assert [c.value for c in sheet[7]][:6] == ["mi300x", 0, 0, 0, 0,
+                                               "=INDEX($B7:$E7,1,engine_row)"]
