@@ -3,6 +3,7 @@ a plan that misses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -47,3 +48,29 @@ assumptions_option = click.option(
     metavar="FILE",
     help="YAML file 'assumptions: {NAME: VALUE, ...}': the file form of --set, checked the same "
          "way (planner import-workbook writes one); --set wins over it.")
+
+
+def adhoc_workload_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of a workload given on the command line (`size` and `simulate`): model,
+    rate, prompt and output tokens, targets, allowed formats and GPUs."""
+    options = [
+        click.option("--model",
+                     help="Ad hoc workload: model id (with --rate, --prompt, --output)."),
+        click.option("--rate", type=float,
+                     help="Ad hoc workload: design-peak requests per second."),
+        click.option("--prompt", type=int, help="Ad hoc workload: prompt tokens per request."),
+        click.option("--output", type=int, help="Ad hoc workload: output tokens per request."),
+        click.option("--ttft", type=float, default=2.0, show_default=True,
+                     help="Ad hoc workload: time-to-first-token target, seconds."),
+        click.option("--itl", type=float, default=0.05, show_default=True,
+                     help="Ad hoc workload: inter-token latency target, seconds."),
+        click.option("--weights", "weights", multiple=True,
+                     help="Ad hoc workload: allowed weight format (repeatable; default bf16 and "
+                          "fp8)."),
+        click.option("--gpu", "gpu_ids", multiple=True,
+                     help="Ad hoc workload: allowed GPU id (repeatable; default: every GPU with "
+                          "a server)."),
+    ]
+    for option in reversed(options):  # decorators apply bottom-up: keep the listed order
+        command = option(command)
+    return command

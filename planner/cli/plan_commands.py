@@ -13,6 +13,7 @@ from planner.cli.group import cli
 from planner.cli.options import (
     CANNOT_BE_MET,
     CONTEXT_SETTINGS,
+    adhoc_workload_options,
     assumptions_option,
     clouds_option,
     gpus_option,
@@ -156,19 +157,7 @@ def build(models_path: Path, gpus_path: Path, grid_path: Path, workloads_path: P
 @clouds_option
 @models_option
 @gpus_option
-@click.option("--model", help="Ad hoc workload: model id (with --rate, --prompt, --output).")
-@click.option("--rate", type=float, help="Ad hoc workload: design-peak requests per second.")
-@click.option("--prompt", type=int, help="Ad hoc workload: prompt tokens per request.")
-@click.option("--output", type=int, help="Ad hoc workload: output tokens per request.")
-@click.option("--ttft", type=float, default=2.0, show_default=True,
-              help="Ad hoc workload: time-to-first-token target, seconds.")
-@click.option("--itl", type=float, default=0.05, show_default=True,
-              help="Ad hoc workload: inter-token latency target, seconds.")
-@click.option("--weights", "weights", multiple=True,
-              help="Ad hoc workload: allowed weight format (repeatable; default bf16 and fp8).")
-@click.option("--gpu", "gpu_ids", multiple=True,
-              help="Ad hoc workload: allowed GPU id (repeatable; default: every GPU with a "
-                   "server).")
+@adhoc_workload_options
 @click.option("--spares", type=int, default=0, show_default=True,
               help="Ad hoc workload: spare replicas.")
 @set_option
@@ -240,19 +229,7 @@ def size(workloads_path: Path, names: tuple[str, ...], servers_path: Path, cloud
 @servers_option
 @models_option
 @gpus_option
-@click.option("--model", help="Ad hoc workload: model id (with --rate, --prompt, --output).")
-@click.option("--rate", type=float, help="Ad hoc workload: design-peak requests per second.")
-@click.option("--prompt", type=int, help="Ad hoc workload: prompt tokens per request.")
-@click.option("--output", type=int, help="Ad hoc workload: output tokens per request.")
-@click.option("--ttft", type=float, default=2.0, show_default=True,
-              help="Ad hoc workload: time-to-first-token target, seconds.")
-@click.option("--itl", type=float, default=0.05, show_default=True,
-              help="Ad hoc workload: inter-token latency target, seconds.")
-@click.option("--weights", "weights", multiple=True,
-              help="Ad hoc workload: allowed weight format (repeatable; default bf16 and fp8).")
-@click.option("--gpu", "gpu_ids", multiple=True,
-              help="Ad hoc workload: allowed GPU id (repeatable; default: every GPU with a "
-                   "server).")
+@adhoc_workload_options
 @click.option("--requests", type=int, default=10_000, show_default=True,
               help="Requests to simulate; the first 10% are left out as warm-up.")
 @click.option("--seed", type=int, default=0, show_default=True,
