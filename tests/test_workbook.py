@@ -678,6 +678,27 @@ def test_a_missed_target_never_shows_as_money(small_workbook) -> None:
     assert shown_text(1_234_567.8, fmt) == "$1,234,568"
 
 
+def test_no_steady_state_shows_in_words_wherever_the_formula_can_give_it() -> None:
+    """A latency of 1e9 s marks a queue that never settles: every Fleet column whose formula can
+    give it shows it in words (1e9 s at six decimals is ### in any column)."""
+    from planner.model.expr import Num
+    from planner.model.fleet import FLEET_QUANTITIES
+    from planner.outputs.workbook.cells import shown_text
+    from planner.outputs.workbook.fleet_sheets import FORMAT_OVERRIDES
+
+    def has_sentinel(node: object) -> bool:
+        if isinstance(node, Num):
+            return node.value == 1e9
+        kids = getattr(node, "args", None) or [getattr(node, k, None) for k in ("left", "right",
+                                                                              "operand")]
+        return any(has_sentinel(k) for k in kids if k is not None)
+
+    sentinel = {x.name for x in FLEET_QUANTITIES if has_sentinel(x.expr)}
+    assert "ttft_percentile_seconds" in sentinel and len(sentinel) >= 5
+    for name in sentinel:
+        assert shown_text(1e9, FORMAT_OVERRIDES.get(name, "0.000000")) == "no steady state", name
+
+
 def _column_widths(path: Path) -> dict[str, dict[int, float]]:
     from planner.outputs.workbook.cache import sheet_parts
 

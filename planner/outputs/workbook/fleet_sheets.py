@@ -109,10 +109,12 @@ def _float(value: object) -> float:
 # The choice key is a TCO or, for a candidate that misses a target, a sentinel after every TCO
 # (planner.model.fleet.NOT_MET): shown as words, never as money. A TTFT of 1e9 s marks a
 # prefill queue that never settles.
+_NO_STEADY_STATE = '[>=1E+9]"no steady state";0.000000" s"'
 FORMAT_OVERRIDES = {
     "choice_key": '[>=1E+15]"misses a target";"$"#,##0',
-    "ttft_mean_seconds": '[>=1E+9]"no steady state";0.000000" s"',
-    "ttft_percentile_seconds": '[>=1E+9]"no steady state";0.000000" s"',
+    **dict.fromkeys(("itl_mean_at_load_seconds", "prefill_wait_at_percentile_seconds",
+                     "slot_wait_at_percentile_seconds", "ttft_mean_seconds",
+                     "ttft_percentile_seconds"), _NO_STEADY_STATE),
 }
 HEADER_OVERRIDES = {"choice_key": "Choice key: TCO, or misses a target (helper) [USD]"}
 
