@@ -31,6 +31,7 @@ from planner.outputs.workbook.layout import (
     absolute_cell,
     absolute_range,
     catalog_column_range,
+    left_to_right,
     table_range,
 )
 from planner.plan.plan import Plan
@@ -57,9 +58,12 @@ FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
 # Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
 # and model class (catalogs/measured-accuracy.yaml), editable like any input.
 FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
-FLEET_COLUMNS = (["workload", "server", *SCENARIO_FIELDS, *FLEET_LOOKUPS, *FLEET_INPUTS]
-                 + [q.name for q in ROW_QUANTITIES] + [q.name for q in FLEET_QUANTITIES])
-FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
+FLEET_QUANTITY_NAMES = [q.name for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]]
+# The order a reader expects; FLEET_COLUMNS moves a column right where it reads one after it.
+_CONFIG_ORDER = ("model", "gpu", "weights", "kv", "tp", "prompt", "output", "context", "batch")
+assert sorted(_CONFIG_ORDER) == sorted(SCENARIO_FIELDS)
+_PREFERRED = ["workload", "server", "workload_row", "server_row", *_CONFIG_ORDER, *LOOKUPS,
+              *FLEET_INPUTS, *FLEET_QUANTITY_NAMES]
 FLEET_FIRST_ROW = 2
 
 
@@ -69,6 +73,10 @@ def workload_name(field: str) -> str:
 
 def server_name(field: str) -> str:
     return f"server_{field}"
+
+
+def cloud_name(field: str) -> str:
+    return f"cloud_{field}"
 
 
 class FleetRowRenderer(GridRowRenderer):
@@ -89,6 +97,51 @@ class FleetRowRenderer(GridRowRenderer):
                 return f"({self.col('cloud_row')}>0)"
             return f"INDEX({cloud_name(name)},{self.col('cloud_row')})"
         return super().ref(kind, name)
+
+
+def column_formula(name: str, r: FleetRowRenderer) -> str | None:
+    """The formula of a Fleet column in the renderer's row; None for an input or an id."""
+    if name in FLEET_VARS:
+        return FLEET_VARS[name].formula(r)
+    if name == "model":
+        return f"=INDEX(workload_model,{r.col('workload_row')})"
+    if name == "gpu":
+        return f"=INDEX(server_gpu,{r.col('server_row')})"
+    if name in FLEET_LOOKUPS:
+        return "=" + r.lookup(name)
+    if name == "cloud_row":
+        offer = r.col("cloud_offer")
+        return f'=IF({offer}="",0,MATCH({offer},cloud_id,0))'
+    if name in _QUANTITIES:
+        return _QUANTITIES[name].expr.formula(r)
+    return None
+
+
+_QUANTITIES = {name: QUANTITY_BY_NAME[name] for name in FLEET_QUANTITY_NAMES}
+
+
+class _ReadsRecorder(FleetRowRenderer):
+    """Records the columns of its own row a formula reads."""
+
+    def __init__(self) -> None:
+        super().__init__(FLEET_FIRST_ROW)
+        self.names: set[str] = set()
+
+    def col(self, name: str) -> str:
+        self.names.add(name)
+        return f"$A{self.row}"
+
+
+def _reads(name: str) -> set[str]:
+    recorder = _ReadsRecorder()
+    column_formula(name, recorder)
+    return recorder.names
+
+
+# Every formula of a Fleet row reads only cells to its left (layout.left_to_right): the batch
+# column follows the batch chosen, the quantities that read it follow it.
+FLEET_COLUMNS = left_to_right(_PREFERRED, {name: _reads(name) for name in _PREFERRED})
+FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
 
 
 def _float(value: object) -> float:
@@ -165,10 +218,6 @@ CLOUD_UNITS = {"gpus_per_instance": "GPUs", "on_demand_usd_per_hour": "USD/insta
                "reserved_3y_usd_per_hour": "USD/instance-hour"}
 
 
-def cloud_name(field: str) -> str:
-    return f"cloud_{field}"
-
-
 def write_clouds(w: SheetWriter, plan: Plan, name: Namer) -> None:
     """The cloud offers a fleet row may rent instead of buying (catalogs/clouds.yaml)."""
     w.widths([26, 12, 26, 14] + [16] * len(CLOUD_NUMERIC) + [12, 70, 60])
@@ -202,29 +251,35 @@ def _positions(plan: Plan) -> dict[str, dict[str, int]]:
 def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]]) -> list[Cell]:
     r = FleetRowRenderer(row)
     c = env.candidate
-    cells: list[Cell] = [Styled(env.workload.id), Styled(c.server)]
-    for field in SCENARIO_FIELDS:
-        if field in FLEET_VARS:
-            cells.append(Formula(FLEET_VARS[field].formula(r), env.lookup("var", field), "#,##0"))
-        elif field == "model":
-            cells.append(Formula(f"=INDEX(workload_model,{r.col('workload_row')})",
-                                 env.workload.text("model")))
-        elif field == "gpu":
-            cells.append(Formula(f"=INDEX(server_gpu,{r.col('server_row')})", c.gpu))
-        else:
-            cells.append(Input(getattr(c, field)))
-    for lookup, (column, _) in FLEET_LOOKUPS.items():
-        key = getattr(env.scenario, column) if hasattr(env.scenario, column) else (
-            env.workload.id if column == "workload" else c.server)
-        cells.append(Formula("=" + r.lookup(lookup), positions[lookup][key], "0"))
-    cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
     offer = env.offer.id if env.offer is not None else ""
-    cells.append(Input(offer))
-    offer_cell = r.col("cloud_offer")
-    cells.append(Formula(f'=IF({offer_cell}="",0,MATCH({offer_cell},cloud_id,0))',
-                         positions["cloud_row"].get(offer, 0), "0"))
-    for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
-        cells.append(Formula(q.expr.formula(r), env.value(q.name), _format(q.name)))
+    cells: list[Cell] = []
+    for name in FLEET_COLUMNS:
+        text = column_formula(name, r)
+        if name == "workload":
+            cells.append(Styled(env.workload.id))
+        elif name == "server":
+            cells.append(Styled(c.server))
+        elif name == "measured_speed_ratio":
+            cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
+        elif name == "cloud_offer":
+            cells.append(Input(offer))
+        elif text is None:  # weights, kv, tp: the candidate's configuration
+            cells.append(Input(getattr(c, name)))
+        elif name in FLEET_VARS:
+            cells.append(Formula(text, env.lookup("var", name), "#,##0"))
+        elif name == "model":
+            cells.append(Formula(text, env.workload.text("model")))
+        elif name == "gpu":
+            cells.append(Formula(text, c.gpu))
+        elif name in FLEET_LOOKUPS:
+            column = FLEET_LOOKUPS[name][0]
+            key = getattr(env.scenario, column) if hasattr(env.scenario, column) else (
+                env.workload.id if column == "workload" else c.server)
+            cells.append(Formula(text, positions[name][key], "0"))
+        elif name == "cloud_row":
+            cells.append(Formula(text, positions["cloud_row"].get(offer, 0), "0"))
+        else:
+            cells.append(Formula(text, env.value(name), _format(name)))
     return cells
 
 
@@ -244,19 +299,24 @@ class FleetBlock:
         return table_range(FLEET, FLEET_COL[column], self.first, self.last)
 
 
+FLEET_WIDTHS = {"workload": 24.0, "server": 18.0, "model": 16.0, "gpu": 12.0, "weights": 10.0,
+                "kv": 10.0, "tp": 8.0, "context": 10.0, "batch": 12.0, "prompt": 10.0,
+                "output": 12.0, **dict.fromkeys(FLEET_LOOKUPS, 9.0),
+                **dict.fromkeys(FLEET_INPUTS, 14.0)}
+FLEET_HEADERS = {"workload": "Workload [id]", "server": "Server [id]", **CONFIG_HEADERS,
+                 **{k: LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
+                    for k in FLEET_LOOKUPS},
+                 "measured_speed_ratio": "Measured speed error (planner ÷ published) [ratio]",
+                 "cloud_offer": "Cloud offer rented instead [id]",
+                 "cloud_row": "Cloud offers row [#]"}
+
+
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
-    w.widths([24, 18, 16, 12, 10, 10, 8, 10, 12, 10, 12] + [9.0] * len(FLEET_LOOKUPS)
-             + [14.0] * len(FLEET_INPUTS)
-             + [16.0] * (len(ROW_QUANTITIES) + len(FLEET_QUANTITIES)))
+    w.widths([FLEET_WIDTHS.get(name, 16.0) for name in FLEET_COLUMNS])
     styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
     w.ws.print_title_cols = "A:B"
     w.ws.freeze_panes = "C2"
-    head = ["Workload [id]", "Server [id]", *(CONFIG_HEADERS[c] for c in SCENARIO_FIELDS),
-            *(LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
-              for k in FLEET_LOOKUPS),
-            "Measured speed error (planner ÷ published) [ratio]",
-            "Cloud offer rented instead [id]", "Cloud offers row [#]",
-            *(_header(q.name) for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES])]
+    head = [FLEET_HEADERS.get(name) or _header(name) for name in FLEET_COLUMNS]
     w.append([Styled(h, styles.HEADER) for h in head])
     positions = _positions(plan)
     blocks = {}
