@@ -52,16 +52,18 @@ MEMORY_QUANTITIES: list[Quantity] = [
              "routed-expert parameters × bytes per parameter; as engines load them, hidden and "
              "per-rank expert widths rounded up to the format's kernel padding (MXFP4: 256)",
              display="bytes"),
+    Quantity("weight_bytes_as_loaded", "Weights as engines load them", "B",
+             m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
+             + q("expert_weight_bytes")
+             + MAX(0, m("params_total") - m("embedding_params") - m("routed_expert_params"))
+             * IF(Ref("weights", "experts_only"), _w16, _w),
+             "embeddings and LM head at 16 bits where the format keeps them so, experts in the "
+             "format, the rest in the format (BF16 for expert-only formats such as MXFP4)",
+             display="bytes"),
     Quantity("weight_bytes", "Weights", "B",
              IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
                 m("checkpoint_bytes"),
-                IF(e("weights_as_loaded"),
-                   m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
-                   + q("expert_weight_bytes")
-                   + MAX(0, m("params_total") - m("embedding_params")
-                         - m("routed_expert_params"))
-                   * IF(Ref("weights", "experts_only"), _w16, _w),
-                   m("params_total") * _w))
+                IF(e("weights_as_loaded"), q("weight_bytes_as_loaded"), m("params_total") * _w))
              + e("weights_as_loaded") * m("vision_params") * _w16,
              "the checkpoint's exact bytes when it is stored in this format; else, as engines "
              "load it, embeddings and LM head at 16 bits where the format keeps them so, experts "
