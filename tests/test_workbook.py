@@ -31,7 +31,7 @@ SMALL = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-g
 GOLDEN = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-gpus.yaml",
           "grid_path": DATA / "golden-grid.yaml"}
 PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM",
-                      "LN", "SUMPRODUCT"}
+                      "LN", "SUMPRODUCT", "ABS", "ROUND"}
 
 
 def build(out: Path, models_path: Path = DEFAULT_MODELS, gpus_path: Path = DEFAULT_GPUS,

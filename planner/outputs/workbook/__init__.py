@@ -89,7 +89,7 @@ def write_workbook(plan: Plan, path: Path,
         write_clouds(writers[CLOUDS], plan, name)
         blocks = write_fleet(writers[FLEET], plan)
         picks = write_budget(writers[BUDGET], plan, blocks, name)
-        write_sensitivity(writers[SENSITIVITY], plan, blocks, picks, plan.swings)
+        write_sensitivity(writers[SENSITIVITY], plan, blocks, picks)
         write_scenarios(writers[SCENARIOS], plan, blocks, picks)
         write_method(writers[METHOD])
         write_about(writers[ABOUT], plan)

@@ -148,12 +148,12 @@ def _float(value: object) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def _format(name: str) -> str:
+def quantity_format(name: str) -> str:
     q = QUANTITY_BY_NAME[name]
     return styles.number_format(q.display, q.kind, q.unit)
 
 
-def _header(name: str) -> str:
+def quantity_header(name: str) -> str:
     q = QUANTITY_BY_NAME[name]
     if q.display == "usd" or q.unit == "USD":
         return f"{q.label} [USD]"
@@ -279,7 +279,7 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
         elif name == "cloud_row":
             cells.append(Formula(text, positions["cloud_row"].get(offer, 0), "0"))
         else:
-            cells.append(Formula(text, env.value(name), _format(name)))
+            cells.append(Formula(text, env.value(name), quantity_format(name)))
     return cells
 
 
@@ -316,7 +316,7 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
     styles.print_setup(w.ws, title_rows="1:1", fit_width=False)
     w.ws.print_title_cols = "A:B"
     w.ws.freeze_panes = "C2"
-    head = [FLEET_HEADERS.get(name) or _header(name) for name in FLEET_COLUMNS]
+    head = [FLEET_HEADERS.get(name) or quantity_header(name) for name in FLEET_COLUMNS]
     w.append([Styled(h, styles.HEADER) for h in head])
     positions = _positions(plan)
     blocks = {}
@@ -343,6 +343,7 @@ BUDGET_FIELDS = [  # (fleet column, header, number format)
     ("tco_usd", "TCO [USD]", '"$"#,##0'),
     ("usd_per_million_output_tokens", "Owned per M output tokens [USD]", '"$"#,##0.00'),
     ("usd_per_million_input_tokens", "Owned per M input tokens [USD]", '"$"#,##0.00'),
+    ("annual_cost_usd", "Owned, equivalent annual cost [USD]", '"$"#,##0'),
     ("cloud_usd_per_year", "Rented on demand per year [USD]", '"$"#,##0'),
     ("cloud_reserved_usd_per_year", "Rented reserved per year [USD]", '"$"#,##0'),
     ("itl_seconds", "ITL [s]", "0.0000"), ("ttft_percentile_seconds", "TTFT [s]", "0.000"),
@@ -412,26 +413,37 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
     return picks
 
 
+COST_CHART = ("annual_cost_usd", "cloud_reserved_usd_per_year", "cloud_usd_per_year")
+
+
 def _cost_chart(w: SheetWriter, plan: Plan, header_row: int, first: int, last: int) -> None:
+    """Each workload's cost per year, owned beside rented: like with like (capex enters as
+    the annuity that spreads it over the amortisation period, not as a one-off beside a
+    year's opex)."""
     chart = BarChart()
     chart.type = "bar"
-    chart.grouping = "stacked"
-    chart.overlap = 100
-    chart.title = "Capex and opex per year by workload [USD]"
-    cols = [c for c, _, _ in BUDGET_FIELDS]
-    capex = 3 + cols.index("capex_usd")
-    opex = 3 + cols.index("opex_usd_per_year")
-    for col in (capex, opex):
+    chart.grouping = "clustered"
+    chart.gapWidth = 60
+    chart.title = "Cost per year by workload: owned (capex as an annuity, plus opex) or rented"
+    for column in COST_CHART:
+        col = 3 + BUDGET_COLUMNS.index(column)
         chart.add_data(Reference(w.ws, min_col=col, min_row=header_row, max_row=last),
                        titles_from_data=True)
     chart.set_categories(Reference(w.ws, min_col=1, min_row=first, max_row=last))
-    chart.height, chart.width = 9, 22
+    chart.x_axis.scaling.orientation = "maxMin"  # workloads top down, as in the table
+    chart.y_axis.crosses = "max"
+    chart.y_axis.title = "USD per year"
+    chart.y_axis.scaling.min = 0  # bars from zero: lengths compare
+    chart.y_axis.number_format = '"$"#,##0'
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.legend.position = "b"
+    chart.height, chart.width = 10, 24
     labels = [s.workload.id for s in plan.sized]
-    series = [[_float(s.choice.value(k)) for s in plan.sized if s.choice]
-              for k in ("capex_usd", "opex_usd_per_year")]
-    cache_chart(chart, ["Capex [USD]", "Opex per year [USD]"], labels, series)
+    titles = [next(h for c, h, _ in BUDGET_FIELDS if c == column) for column in COST_CHART]
+    series = [[_float(s.choice.value(k)) for s in plan.sized if s.choice] for k in COST_CHART]
+    cache_chart(chart, titles, labels, series)
     w.ws.add_chart(chart, f"A{w.row + 3}")
-
 
 
 class PickedRowRenderer(FleetRowRenderer):

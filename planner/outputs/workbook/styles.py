@@ -15,9 +15,11 @@ TEXT = "planner_text"
 TITLE = "planner_title"
 NOTE = "planner_note"
 WRAP = "planner_wrap"
+BUILD_TIME = "planner_build_time"  # a value computed when the workbook was built: no formula
 
 INPUT_FILL = "FFF2CC"
 BAD_FILL = "F8CBAD"
+BUILD_TIME_FILL = "E7E6E6"
 COMPUTE_FILL = "FCE4D6"
 MEMORY_FILL = "DDEBF7"
 
@@ -75,6 +77,9 @@ def register(wb: Workbook) -> None:
         NamedStyle(TITLE, font=Font(bold=True, size=14, color="1F3864")),
         NamedStyle(NOTE, font=Font(italic=True, color="595959"),
                    alignment=Alignment(wrap_text=False)),
+        NamedStyle(BUILD_TIME, font=Font(italic=True, color="7F7F7F"),
+                   fill=PatternFill("solid", fgColor=BUILD_TIME_FILL),
+                   alignment=Alignment(vertical="top")),
     ]
     for style in styles:
         wb.add_named_style(style)
