@@ -199,19 +199,45 @@ def _labelled(cells: dict[str, object], key: str, column: str = "C") -> str:
     return f"{column}{row}"
 
 
+def _red_when_stale(path: Path) -> str:
+    """The cells the Sensitivity sheet's stale check colours, after checking that its
+    condition compares the live base totals with the build's (stale_condition)."""
+    from planner.outputs.workbook.sensitivity_sheet import stale_condition
+
+    with zipfile.ZipFile(path) as zf:
+        xml = zf.read(sheet_parts(zf)["Sensitivity"]).decode()
+    sqref, formula = re.search(r'<conditionalFormatting sqref="([^"]+)">.*?<formula>([^<]+)'
+                               r"</formula>", xml).groups()  # type: ignore[union-attr]
+    cells = _sheet_cells(path, "Sensitivity")
+    at = [_labelled(cells, key).replace("C", "$C$") for key in (
+        "base_total_tco", "built_total_tco", "base_usd_per_million_output",
+        "built_usd_per_million_output")]
+    assert html.unescape(formula) == stale_condition(*at)
+    return sqref
+
+
+def _stale(path: Path) -> bool:
+    """The stale check's condition on the workbook's values: a live base total differs from
+    the build's."""
+    cells = _sheet_cells(path, "Sensitivity")
+    value = {key: cells[_labelled(cells, key)] for key in (
+        "base_total_tco", "built_total_tco", "base_usd_per_million_output",
+        "built_usd_per_million_output")}
+    return any(abs(value[f"base_{k}"] - value[f"built_{k}"])  # type: ignore[operator]
+               > 1e-9 * max(1, abs(value[f"built_{k}"]))  # type: ignore[arg-type]
+               for k in ("total_tco", "usd_per_million_output"))
+
+
 @pytest.mark.libreoffice
 def test_an_edit_recalculated_from_blank_equals_a_rebuild(edited, default_workbook) -> None:  # type: ignore[no-untyped-def]
     recalculated, rebuilt = edited
     assert error_cells(recalculated) == []
-    ours, theirs = (_sheet_cells(p, "Sensitivity") for p in (recalculated, rebuilt))
-    check = _labelled(ours, "check_build_time")
-    # the one cell meant to differ: the re-sized figures are the build's, which the edit
-    # made stale, and the check says so; the rebuild's are current
-    assert (ours[check], theirs[check]) == (
-        "CHANGED since the build: rebuild for current re-sized figures", "matches the build")
-    assert compare_sheets(rebuilt, recalculated, COMPARED, frozenset({f"Sensitivity!{check}"})
-                          ) == []
+    assert compare_sheets(rebuilt, recalculated, COMPARED) == []
     assert compare_sheets(default_workbook, rebuilt, ("Budget",)) != []  # the edit moved it
+    # the build-time figures are the build's, which the edit made stale: they show red there,
+    # and not in the rebuild, whose figures are current
+    assert (_stale(recalculated), _stale(rebuilt)) == (True, False)
+    assert "M5:N12" in _red_when_stale(rebuilt).split()  # the re-sized columns
 
 
 @pytest.mark.libreoffice

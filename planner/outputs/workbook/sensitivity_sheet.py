@@ -2,9 +2,9 @@
 totals for the configurations the Budget chose with that one input moved, the swing and its
 rank, all live; the inputs ranked by their live swing for a tornado chart of the change from
 the base total TCO; and below, the what-if rows every total adds up. The totals with the whole
-search re-run (planner.plan.sensitivity.RESIZED) cannot be formulas: they are marked as
-computed at build time, with a check that turns red once the live base no longer matches the
-build's."""
+search re-run (planner.plan.sensitivity.RESIZED) cannot be formulas: they are grey, labelled
+as computed at build time, and turn red (conditional format) once the live base totals no
+longer match the build's."""
 
 from __future__ import annotations
 
@@ -30,8 +30,15 @@ from planner.plan.sensitivity import (
     settings,
 )
 
-MATCHES = "matches the build"
-CHANGED = "CHANGED since the build: rebuild for current re-sized figures"
+STALE_NOTE = ("Grey figures turn red once the live totals above differ from the build's: "
+              "the inputs changed, rebuild (planner build) for current re-sized figures.")
+
+
+def stale_condition(tco: str, built_tco: str, per_m: str, built_per_m: str) -> str:
+    """True once a live total differs from the build's (beyond rounding)."""
+    return (f"OR(ABS({tco}-{built_tco})>0.000000001*MAX(1,ABS({built_tco})),"
+            f"ABS({per_m}-{built_per_m})>0.000000001*MAX(1,ABS({built_per_m})))")
+
 HEADER = ["Input [id]", "What it is", "Today", "Low", "High", "Total TCO, low [USD]",
           "Total TCO, high [USD]", "TCO swing [USD]", "Swing to the dollar, ranked [USD]",
           "Rank by swing (live) [#]", "$/M output, low [USD]", "$/M output, high [USD]",
@@ -115,18 +122,15 @@ def write_sensitivity(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock],
     w.append([Styled("built_usd_per_million_output"),
               Styled("$/M output when built (computed at build time) [USD]"),
               Styled(built["usd_per_million_output_tokens"], styles.BUILD_TIME, USD_CENTS)])
-    check_row = w.row + 1
-    tco, built_tco = f"C{base_row}", f"C{base_row + 2}"
-    per_m, built_per_m = f"C{base_row + 1}", f"C{base_row + 3}"
-    w.append([Styled("check_build_time"),
-              Styled("Re-sized figures (grey) still match the inputs?"),
-              Formula(f'=IF(AND(ABS({tco}-{built_tco})<=1E-9*MAX(1,ABS({built_tco})),'
-                      f'ABS({per_m}-{built_per_m})<=1E-9*MAX(1,ABS({built_per_m}))),'
-                      f'"{MATCHES}","{CHANGED}")', MATCHES)])
+    tco, built_tco = f"$C${base_row}", f"$C${base_row + 2}"
+    per_m, built_per_m = f"$C${base_row + 1}", f"$C${base_row + 3}"
+    w.append([Styled("build_time_check"), Styled(STALE_NOTE, styles.NOTE)])
+    # a format, not a formula cell: an edited workbook and its rebuild differ here by design
     w.ws.conditional_formatting.add(
-        f"C{check_row}", FormulaRule(formula=[f'C{check_row}<>"{MATCHES}"'],
-                                     font=Font(bold=True, color="9C0006"),
-                                     fill=PatternFill("solid", bgColor=styles.BAD_FILL)))
+        f"M{first}:N{last} C{base_row + 2}:C{base_row + 3}",
+        FormulaRule(formula=[stale_condition(tco, built_tco, per_m, built_per_m)],
+                    font=Font(bold=True, color="9C0006"),
+                    fill=PatternFill("solid", bgColor=styles.BAD_FILL)))
     w.append([])
     assert w.row + 3 == ranked_first
     _ranked(w, order, first, last, base_row, totals, swings)
