@@ -35,7 +35,7 @@ GOLDEN = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-
 # ISERROR, COUNTA and ROUND serve the Checks sheet and the packed racks; each is computed alike
 # by Excel, LibreOffice and Gnumeric (ISERROR of one value: Gnumeric reads a range as one cell).
 PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM",
-                      "LN", "SUMPRODUCT", "ISERROR", "COUNTA", "ROUND"}
+                      "LN", "SUMPRODUCT", "ISERROR", "COUNTA", "ROUND", "ABS"}
 
 
 def build(out: Path, models_path: Path = DEFAULT_MODELS, gpus_path: Path = DEFAULT_GPUS,
@@ -88,35 +88,18 @@ def assert_engine_agrees(built: Path, recalculated: Path, min_formulas: int,
 
 
 @pytest.fixture(scope="module")
-def default_workbook(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("default"))
-
-
-@pytest.fixture(scope="module")
 def small_workbook(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("small"), **SMALL)
 
 
 # --- a real spreadsheet engine agrees with every cached value --------------------------------
 
-@pytest.fixture(scope="module")
-def default_recalculated(default_workbook, tmp_path_factory) -> Path:
-    return recalculate(default_workbook, tmp_path_factory.mktemp("recalculated"))
-
-
+# (default_workbook and default_cold_libreoffice/_gnumeric, built and recalculated once a
+# session, are in conftest.py; the cold recalculation's error count is in test_cold_recalc.py)
 @pytest.mark.libreoffice
 def test_default_workbook_cached_values_equal_libreoffice(default_workbook,
-                                                           default_recalculated) -> None:
-    assert_engine_agrees(default_workbook, default_recalculated, 150_000)
-
-
-@pytest.mark.libreoffice
-def test_no_cell_is_a_spreadsheet_error(default_recalculated) -> None:
-    recalculated = load_workbook(default_recalculated, data_only=True)
-    errors = [f"{ws.title}!{c.coordinate}={c.value}" for ws in recalculated.worksheets
-              for row in ws.iter_rows() for c in row
-              if isinstance(c.value, str) and re.fullmatch(r"#[A-Z0-9/]+[!?]?|#N/A", c.value)]
-    assert errors == []
+                                                           default_cold_libreoffice) -> None:
+    assert_engine_agrees(default_workbook, default_cold_libreoffice, 150_000)
 
 
 @pytest.mark.libreoffice
@@ -140,9 +123,10 @@ GNUMERIC_STYLES = "ignore:Workbook contains no default style:UserWarning"
 
 @pytest.mark.gnumeric
 @pytest.mark.filterwarnings(GNUMERIC_STYLES)
-def test_default_workbook_cached_values_equal_gnumeric(default_workbook, tmp_path) -> None:
-    recalculated = recalculate_gnumeric(default_workbook, tmp_path)
-    assert_engine_agrees(default_workbook, recalculated, 150_000, abs_tol=0.0)  # relative only
+def test_default_workbook_cached_values_equal_gnumeric(default_workbook,
+                                                       default_cold_gnumeric) -> None:
+    assert_engine_agrees(default_workbook, default_cold_gnumeric, 150_000,
+                         abs_tol=0.0)  # relative only
 
 
 def one_entry(path: Path, section: str, entry: str, folder: Path, **changes: object) -> Path:

@@ -247,12 +247,12 @@ SPEED_QUANTITIES: list[Quantity] = [
              4 * m("num_attention_heads") * m("attention_head_dim")
              * layer_tokens(q("decode_context"), False),
              "4 × heads × head dim × attended layer-tokens at the mean decode context"),
-    Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
-             _weights_read(q("serving_experts_read")),
-             "as weights read per step, at the serving batch", display="bytes"),
     Quantity("serving_experts_read", "Experts read per MoE layer (serving)", "experts",
              _experts_read(q("serving_batch")),
              "E × (1 − (1 − k/E)^serving batch)"),
+    Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
+             _weights_read(q("serving_experts_read")),
+             "as weights read per step, at the serving batch", display="bytes"),
     Quantity("serving_memory_seconds", "Serving step: reading the weights", "s",
              q("serving_weight_bytes_read") / _tp
              / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
