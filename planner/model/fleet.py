@@ -23,7 +23,6 @@ from planner.model.fleet_refs import cloud, measured, srv, w
 from planner.model.latency import LATENCY_AT_LOAD, LATENCY_LIMITS
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.model.quantity import Quantity, a, e, m, q, v
-from planner.model.speed_quantities import allreduce_seconds
 from planner.model.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
 
 _tp = v("tp")
@@ -64,7 +63,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              q("peak_flops_per_gpu") * q("compute_efficiency_used"),
              "peak FLOP/s × compute efficiency", display="rate"),
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
-             allreduce_seconds(1, latency=False)
+             q("allreduce_traffic_seconds_per_sequence")
              + (q("prefill_interleaved_seconds")
                 + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O
              + q("step_seconds_per_running_sequence")

@@ -16,46 +16,11 @@ from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
 from planner.model.fleet_refs import sqrt as _sqrt
 from planner.model.fleet_refs import w
+from planner.model.normal import exp as _exp
+from planner.model.normal import normal_quantile, normal_tail
 from planner.model.quantity import Quantity, e, m, q, v
-from planner.model.speed_quantities import allreduce_seconds
 
 _tp = v("tp")
-
-_E = 2.718281828459045  # e: e^x is written as a power, so no function beyond arithmetic
-
-
-def _normal_upper_quantile(tail: Expr) -> Expr:
-    """z with P(Z > z) = tail for a standard normal Z, 0 < tail ≤ 0.5: Abramowitz & Stegun
-    26.2.23 (Hastings), |error| < 4.5e-4."""
-    t = _sqrt(-2 * LN(tail))
-    return t - (2.515517 + 0.802853 * t + 0.010328 * t * t) \
-        / (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t)
-
-
-def _normal_quantile(level: Expr) -> Expr:
-    """z with P(Z ≤ z) = level (the upper quantile of the smaller tail), the level kept within
-    10^-9 of 0 and 1."""
-    return IF(level >= 0.5, _normal_upper_quantile(MAX(1e-9, 1 - level)),
-              -_normal_upper_quantile(MAX(1e-9, level)))
-
-
-def _normal_tail_positive(z: Expr) -> Expr:
-    """P(Z > z) for z ≥ 0: Abramowitz & Stegun 26.2.17, |error| < 7.5e-8."""
-    t = 1 / (1 + 0.2316419 * z)
-    return _exp(-z * z / 2) * 0.3989422804014327 * t * (
-        0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978
-                                                                  + t * 1.330274429))))
-
-
-def _exp(x: Expr) -> Expr:
-    """e^x for x ≤ 0, held above −700 (spreadsheets give #NUM! where a power underflows)."""
-    return _E ** MAX(-700, x)
-
-
-def _normal_tail(z: Expr) -> Expr:
-    """P(Z > z) for a standard normal Z (z held within ±30: the tail is then 0 or 1 to 10^-197).
-    """
-    return IF(z >= 0, _normal_tail_positive(MIN(30, z)), 1 - _normal_tail_positive(MIN(30, -z)))
 
 
 def _decode_step(n: Expr) -> Expr:
@@ -79,11 +44,10 @@ def _running_fixed_point(k: Expr, fixed: Expr, per_sequence: Expr) -> Expr:
     return IF(kr * per_sequence < 1, kr * fixed / (1 - kr * per_sequence), q("slots"))
 
 
-def _running(arrivals: Expr) -> Expr:
-    """n̄ at `arrivals` per replica: the fixed point of n = k D(n), k = arrivals × (output − 1)
-    / (1 − arrivals × W), at most the slots (all of them when prompts take all the time)."""
-    busy = arrivals * q("prefill_work_seconds")
-    k = arrivals * (_O - 1) / (1 - busy)
+def _running() -> Expr:
+    """n̄ at the replica's arrivals: the fixed point of n = k D(n), k = λ (output − 1) / (1 −
+    λW), at most the slots (all of them when prompts take all the time)."""
+    busy, k = q("prefill_busy_share"), q("running_per_step_second")
     fixed, per = q("step_fixed_seconds"), q("decode_seconds_per_sequence")
     return IF(busy < 1, MIN(q("slots"), MAX(
         MIN(_running_fixed_point(k, fixed + q("weights_read_seconds"), per),
@@ -100,9 +64,8 @@ def _tail_limit(fixed: Expr, per_sequence: Expr) -> Expr:
     √(B² − 4 w S (1 − p))), B = c a + w + (1 − p) S (docs/latency.md)."""
     q_ = 1 - q("latency_percentile_used")
     a_ = q("speed_ratio_applied") * fixed
-    slope = q("prefill_work_seconds") + (_O - 1) * q("speed_ratio_applied") * per_sequence
-    chunks = IF(e("mixes_prefill"), q("prefill_chunks_per_prompt"), 1)
-    w_ = IF(e("mixes_prefill"), 0, q("prefill_work_seconds") / MAX(1, _O - 1))
+    slope = q("prefill_work_seconds") + q("itl_tail_steps") * per_sequence
+    chunks, w_ = q("itl_tail_chunks"), q("itl_tail_prefill_per_gap")
     b_ = chunks * a_ + w_ + q_ * slope
     return 2 * q_ / (b_ + _sqrt(MAX(0, b_ * b_ - 4 * w_ * slope * q_)))
 
@@ -119,10 +82,11 @@ def _coride(waited: Expr) -> Expr:
               * (1 - _exp(-q("arrivals_per_replica") * t * MIN(_P, left) / left)), 0)
 
 
-def _tangent_load_root(x0: Expr, riding: bool) -> Expr:
-    """The largest prefill load ρ meeting the TTFT wait budget b when ln(ρ/(1 − p)) is replaced
-    by its tangent at x0 = ρ0/(1 − p) ≥ 1, ln x0 − 1 + ρ/ρ0 (ln is concave, so the tangent lies
-    above it and the root never overstates the load). riding: the prompts arriving meanwhile
+def _tangent_coefficients(x0: Expr, riding: bool) -> tuple[Expr, Expr, Expr]:
+    """(a2, a1, a0) of the quadratic whose root is the largest prefill load ρ meeting the TTFT
+    wait budget b when ln(ρ/(1 − p)) is replaced by its tangent at x0 = ρ0/(1 − p) ≥ 1,
+    ln x0 − 1 + ρ/ρ0 (ln is concave, so the tangent lies above it and the root never overstates
+    the load). riding: the prompts arriving meanwhile
     ride in its last step, t (1 + fρ) + fρE ≤ b, with t = (ln x0 − 1 + ρ/ρ0) τ / (2(1 − ρ)),
     the quadratic a2 ρ² + a1 ρ + a0 ≤ 0, whose smaller positive root is
     2(−a0) / (a1 + √(a1² − 4 a2 a0)); else they fill the step, t ≤ b − the most that rides
@@ -136,7 +100,23 @@ def _tangent_load_root(x0: Expr, riding: bool) -> Expr:
     a2 = tau * f / rho0 - 2 * f * ahead
     a1 = tau * (lead * f + 1 / rho0) + 2 * f * ahead + 2 * b
     a0 = tau * lead - 2 * b
-    return IF(a0 < 0, 2 * -a0 / (a1 + _sqrt(a1 * a1 - 4 * a2 * a0)), 0)
+    return a2, a1, a0
+
+
+def _tangent_pass(name: str, label: str, gate: Expr, x0: Expr, riding: bool,
+                  how: str) -> list[Quantity]:
+    """A pass of the TTFT load limit: its linear coefficient a1 (a quantity of its own, so the
+    root's formula stays short), then the smaller positive root of a2 ρ² + a1 ρ + a0."""
+    a2, a1, a0 = _tangent_coefficients(x0, riding)
+    linear = q(f"{name}_linear")
+    return [
+        Quantity(f"{name}_linear", f"{label}: linear coefficient", "s", a1,
+                 "a1 = τ (lead f + 1/ρ0) + 2 f E + 2 b, lead = ln x0 − 1, ρ0 = (1 − p) x0 "
+                 "(f = 0 and b less the cap where the last step is full)"),
+        Quantity(name, label, "fraction",
+                 IF(gate, IF(a0 < 0, 2 * -a0 / (linear + _sqrt(linear * linear - 4 * a2 * a0)),
+                             0), 0), how, display="ratio"),
+    ]
 
 
 # What sizing may use: limits on the arrivals per replica.
@@ -150,7 +130,7 @@ LATENCY_LIMITS: list[Quantity] = [
              "whichever is fewer: what the engine admits, the batch at any moment (beyond it "
              "arrivals wait for a slot)", kind="int"),
     Quantity("decode_seconds_per_sequence", "Decode step time each sequence adds", "s",
-             allreduce_seconds(1, latency=False) + q("step_seconds_per_running_sequence")
+             q("allreduce_traffic_seconds_per_sequence") + q("step_seconds_per_running_sequence")
              + q("serving_attention_seconds_per_sequence"),
              "all-reduce traffic per sequence + engine time per sequence + its attention: the "
              "slope of a decode step in the sequences decoding (no prefill in it)",
@@ -226,13 +206,37 @@ LATENCY_LIMITS: list[Quantity] = [
              "budget × the step): the service time τ of the queue of waiting prompts, which "
              "queue back to back at the step budget; at the chosen batch",
              display="seconds"),
+    Quantity("itl_tail_chunks", "Prompt steps counted per prompt", "steps",
+             IF(e("mixes_prefill"), q("prefill_chunks_per_prompt"), 1),
+             "c: the prefill steps per prompt where prompts ride in mixed steps; 1 where the "
+             "engine runs prefill apart (every pass of a prompt falls in one gap)"),
+    Quantity("itl_tail_prefill_per_gap", "Prefill spread over a request's gaps", "s",
+             IF(e("mixes_prefill"), 0, q("prefill_work_seconds") / MAX(1, _O - 1)),
+             "w = W / (output − 1) where prefill runs apart (a request's first gap holds the "
+             "passes after its own); 0 with mixed steps", display="seconds"),
+    Quantity("itl_tail_steps", "Decode steps per request × measured speed error", "steps",
+             (_O - 1) * q("speed_ratio_applied"),
+             "(output − 1) × measured speed error: what turns a step line's model seconds "
+             "per sequence into a request's share of the time"),
+    Quantity("decode_step_at_slots_seconds", "Decode step with every slot decoding", "s",
+             _decode_step(q("slots")),
+             "D(slots): a decode step with every slot decoding and no prompt in it (× measured "
+             "speed error)", display="seconds"),
+    Quantity("itl_tail_limit_all_weights", "Arrivals keeping prompt gaps out of the ITL tail "
+             "(reading all weights)", "requests/s",
+             _tail_limit(q("step_fixed_seconds") + q("weights_read_seconds"),
+                         q("decode_seconds_per_sequence")),
+             "the limit below on the memory line that reads every weight"),
+    Quantity("itl_tail_limit_routed", "Arrivals keeping prompt gaps out of the ITL tail "
+             "(reading the experts routed to)", "requests/s",
+             _tail_limit(q("step_fixed_seconds") + q("shared_weights_read_seconds"),
+                         q("decode_seconds_per_sequence")
+                         + q("expert_read_seconds_per_sequence")),
+             "the limit below on the memory line that reads the shared weights and each "
+             "sequence's top-k experts"),
     Quantity("itl_tail_limit_memory", "Arrivals keeping prompt gaps out of the ITL tail "
              "(memory piece)", "requests/s",
-             MAX(_tail_limit(q("step_fixed_seconds") + q("weights_read_seconds"),
-                             q("decode_seconds_per_sequence")),
-                 _tail_limit(q("step_fixed_seconds") + q("shared_weights_read_seconds"),
-                             q("decode_seconds_per_sequence")
-                             + q("expert_read_seconds_per_sequence"))),
+             MAX(q("itl_tail_limit_all_weights"), q("itl_tail_limit_routed")),
              "at most 1 − p of inter-token gaps may carry a prompt. Mixed steps: the share is at "
              "most λ c g, c prefill steps per prompt, and the mean gap g = D(n̄) / (1 − λW) = "
              "a / (1 − λ(W + (output − 1) b)) on a step line a + b n (D(n̄) = n̄ / k), so "
@@ -246,7 +250,7 @@ LATENCY_LIMITS: list[Quantity] = [
              "the same on the compute line"),
     Quantity("itl_tail_limit_slots", "Arrivals keeping prompt gaps out of the ITL tail "
              "(every slot decoding)", "requests/s",
-             _tail_limit(_decode_step(q("slots")) / q("speed_ratio_applied"), Num(0)),
+             _tail_limit(q("decode_step_at_slots_seconds") / q("speed_ratio_applied"), Num(0)),
              "the same with every slot decoding: no step is longer"),
     Quantity("itl_tail_rate_limit", "Arrivals per replica keeping prompt gaps out of the tail",
              "requests/s",
@@ -287,47 +291,40 @@ LATENCY_LIMITS: list[Quantity] = [
              "with no queue: the running step it arrives into (percentile × the decode step) + "
              "its full chunks before the last, each a step with a full budget of prompt: E, "
              "during which later arrivals gather to ride in its last step", display="seconds"),
-    Quantity("ttft_load_limit_first", "Prefill load meeting the TTFT percentile (first pass)",
-             "fraction",
-             IF(q("ttft_wait_budget_seconds") > 0, _tangent_load_root(Num(1), True), 0),
-             "the prefill load ρ whose M/D/1 tail wait t = ln(ρ/(1 − p)) τ / (2(1 − ρ)), and "
-             "the prompts riding in its last step (λW = fρ times t and E), stay within the wait "
-             "budget, with ln x ≤ x − 1 (the tangent at 1): a load never overstated",
-             display="ratio"),
-    Quantity("ttft_load_limit_second", "Prefill load meeting the TTFT percentile (second pass)",
-             "fraction",
-             IF(q("ttft_wait_budget_seconds") > 0,
-                _tangent_load_root(MAX(1, q("ttft_load_limit_first")
-                                       / (1 - q("latency_percentile_used"))), True), 0),
-             "the same bound with ln replaced by its tangent at the first pass's load: closer, "
-             "still never overstated", display="ratio"),
-    Quantity("ttft_load_limit_riding", "Prefill load meeting the TTFT percentile (riding)",
-             "fraction",
-             IF(q("ttft_wait_budget_seconds") > 0,
-                _tangent_load_root(MAX(1, q("ttft_load_limit_second")
-                                       / (1 - q("latency_percentile_used"))), True), 0),
-             "a third pass: within 0.1 % of the exact root on the shipped workloads",
-             display="ratio"),
-    Quantity("ttft_load_limit_filled_first", "Prefill load meeting the TTFT percentile, last "
-             "step full (first pass)", "fraction",
-             IF(q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
-                _tangent_load_root(Num(1), False), 0),
-             "the riding prompts can add no more than the budget the last step leaves: the "
-             "load whose M/D/1 tail wait alone stays within the wait budget less that cap, "
-             "ln x ≤ x − 1 first", display="ratio"),
-    Quantity("ttft_load_limit_filled_second", "Prefill load meeting the TTFT percentile, last "
-             "step full (second pass)", "fraction",
-             IF(q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
-                _tangent_load_root(MAX(1, q("ttft_load_limit_filled_first")
-                                       / (1 - q("latency_percentile_used"))), False), 0),
-             "the same bound with ln replaced by its tangent at the first pass's load",
-             display="ratio"),
-    Quantity("ttft_load_limit_filled", "Prefill load meeting the TTFT percentile, last step "
-             "full", "fraction",
-             IF(q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
-                _tangent_load_root(MAX(1, q("ttft_load_limit_filled_second")
-                                       / (1 - q("latency_percentile_used"))), False), 0),
-             "a third pass", display="ratio"),
+    *_tangent_pass(
+        "ttft_load_limit_first", "Prefill load meeting the TTFT percentile (first pass)",
+        q("ttft_wait_budget_seconds") > 0, Num(1), True,
+        "the prefill load ρ whose M/D/1 tail wait t = ln(ρ/(1 − p)) τ / (2(1 − ρ)), and the "
+        "prompts riding in its last step (λW = fρ times t and E), stay within the wait budget, "
+        "with ln x ≤ x − 1 (the tangent at 1): a load never overstated"),
+    *_tangent_pass(
+        "ttft_load_limit_second", "Prefill load meeting the TTFT percentile (second pass)",
+        q("ttft_wait_budget_seconds") > 0,
+        MAX(1, q("ttft_load_limit_first") / (1 - q("latency_percentile_used"))), True,
+        "the same bound with ln replaced by its tangent at the first pass's load: closer, "
+        "still never overstated"),
+    *_tangent_pass(
+        "ttft_load_limit_riding", "Prefill load meeting the TTFT percentile (riding)",
+        q("ttft_wait_budget_seconds") > 0,
+        MAX(1, q("ttft_load_limit_second") / (1 - q("latency_percentile_used"))), True,
+        "a third pass: within 0.1 % of the exact root on the shipped workloads"),
+    *_tangent_pass(
+        "ttft_load_limit_filled_first", "Prefill load meeting the TTFT percentile, last step "
+        "full (first pass)", q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
+        Num(1), False,
+        "the riding prompts can add no more than the budget the last step leaves: the load "
+        "whose M/D/1 tail wait alone stays within the wait budget less that cap, ln x ≤ x − 1 "
+        "first"),
+    *_tangent_pass(
+        "ttft_load_limit_filled_second", "Prefill load meeting the TTFT percentile, last step "
+        "full (second pass)", q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
+        MAX(1, q("ttft_load_limit_filled_first") / (1 - q("latency_percentile_used"))), False,
+        "the same bound with ln replaced by its tangent at the first pass's load"),
+    *_tangent_pass(
+        "ttft_load_limit_filled", "Prefill load meeting the TTFT percentile, last step full",
+        q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
+        MAX(1, q("ttft_load_limit_filled_second") / (1 - q("latency_percentile_used"))), False,
+        "a third pass"),
     Quantity("ttft_load_limit", "Prefill load meeting the TTFT percentile", "fraction",
              IF(q("ttft_wait_budget_seconds") > 0,
                 MIN(0.99, MAX(
@@ -366,7 +363,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "step, and a step lasts D / (1 − λW) with the prompts it carries, so by Little's "
              "law the sequences decoding are n = k D(n)"),
     Quantity("running_sequences", "Sequences decoding at this load, mean", "sequences",
-             _running(q("arrivals_per_replica")),
+             _running(),
              "n̄, the fixed point of n = k D(n): the decode step is the larger of its memory "
              "piece (the smaller of all weights and, MoE, shared weights + top-k experts per "
              "sequence) and its compute piece, each a line a + b n, and the fixed point of a "
@@ -438,10 +435,12 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "the gaps carrying a full chunk are the longest: where fewer than 1 − p carry "
              "one, the percentile is the level p / (1 − share) of the others; else the level "
              "(p − (1 − share)) / share of those", display="ratio"),
+    *normal_quantile("itl_level_z", "Normal quantile of that level", q("itl_level_within"),
+                      "the level within its kind of gap"),
     Quantity("running_sequences_at_percentile", "Sequences decoding at the ITL percentile",
              "sequences",
              MIN(q("slots"), MAX(0, q("running_sequences") + 1
-                                 + _normal_quantile(q("itl_level_within"))
+                                 + q("itl_level_z")
                                  * q("running_sequences_spread"))),
              "n̄ + 1 + z σ, z the normal quantile of that level (Abramowitz & Stegun "
              "26.2.23): the batch a token at the percentile sees, itself included; at most the "
@@ -450,10 +449,12 @@ LATENCY_AT_LOAD: list[Quantity] = [
              q("arrivals_per_replica") * q("itl_mean_at_load_seconds"),
              "arrivals per replica × mean gap: the prompts that arrive during a step and ride "
              "in the next"),
+    *normal_quantile("latency_percentile_z", "Normal quantile of the latency percentile",
+                      q("latency_percentile_used"), "the latency percentile"),
     Quantity("prompts_in_step_at_percentile", "Prompts in a step at the ITL percentile",
              "prompts",
              MAX(1, _ceil(q("prompts_per_step") - 0.5
-                          + _normal_quantile(q("latency_percentile_used"))
+                          + q("latency_percentile_z")
                           * _sqrt(q("prompts_per_step")
                                   / MAX(1e-12, 1 - q("prefill_busy_share")
                                         * q("prefill_busy_share"))))),
@@ -523,21 +524,19 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "per token", display="seconds"),
     Quantity("slot_throughput", "Requests per second with every slot taken", "requests/s",
              IF(q("slots") > 0,
-                1 / ((_O - 1) * _decode_step(q("slots")) / q("slots")
+                1 / ((_O - 1) * q("decode_step_at_slots_seconds") / q("slots")
                      + q("prefill_work_seconds")), 0),
              "μ: with every slot decoding, a request ends every (output − 1) × D(slots) / slots "
              "and its successor's prefill takes W (0 where no sequence fits)"),
-    Quantity("slots_full_z", "Free slots in standard deviations", "",
+    Quantity("slots_full_z", "Free slots in standard deviations", "standard deviations",
              IF(q("running_sequences_spread") > 0,
                 (q("slots") - q("running_sequences")
                  - q("arrivals_per_replica") * q("ttft_no_queue_at_load_seconds"))
                 / q("running_sequences_spread"),
                 IF(q("running_sequences") < q("slots"), 40, -40)),
              "(slots − sequences decoding − prompts in prefill) / standard deviation"),
-    Quantity("slots_full_share", "Share of arrivals finding every slot taken", "fraction",
-             _normal_tail(q("slots_full_z")),
-             "the normal tail beyond the free slots (Abramowitz & Stegun 26.2.17)",
-             display="ratio"),
+    *normal_tail("slots_full_share", "Share of arrivals finding every slot taken",
+                  q("slots_full_z"), "the free slots in standard deviations"),
     Quantity("slot_wait_at_percentile_seconds", "Wait for a slot at the percentile", "s",
              IF(q("arrivals_per_replica") < q("slot_throughput"),
                 IF(q("slots_full_share") > 1 - q("latency_percentile_used"),
@@ -547,14 +546,15 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "C the share finding every slot taken, Poisson arrivals (c_a² = 1) and requests "
              "of one length (c_s² = 0): ln(C / (1 − p)) / (2(μ − λ)), 0 when C ≤ 1 − p",
              display="seconds"),
+    Quantity("prefill_wait_mean_seconds", "Prompt's wait for prefill, mean", "s",
+             IF(q("prefill_load") < 1, q("prefill_load") * q("prefill_service_at_load_seconds")
+                / (2 * (1 - q("prefill_load"))), 1e9),
+             "the M/D/1 mean wait ρτ / (2(1 − ρ))", display="seconds"),
     Quantity("ttft_mean_seconds", "Time to first token, mean", "s",
              IF(AND(q("prefill_load") < 1, q("arrivals_per_replica") < q("slot_throughput")),
                 q("decode_step_at_load_seconds") / 2 + q("ttft_no_queue_at_load_seconds")
-                + q("prefill_load") * q("prefill_service_at_load_seconds")
-                / (2 * (1 - q("prefill_load")))
-                + _coride(q("prefill_load") * q("prefill_service_at_load_seconds")
-                          / (2 * (1 - q("prefill_load")))
-                          + q("decode_step_at_load_seconds") / 2)
+                + q("prefill_wait_mean_seconds")
+                + _coride(q("prefill_wait_mean_seconds") + q("decode_step_at_load_seconds") / 2)
                 + q("slots_full_share")
                 / (2 * (q("slot_throughput") - q("arrivals_per_replica"))), 1e9),
              "half a decode step + prefill with no queue + the M/D/1 mean wait ρτ/(2(1 − ρ)) "

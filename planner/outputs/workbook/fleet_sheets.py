@@ -176,8 +176,8 @@ _NO_STEADY_STATE = '[>=1E+9]"no steady state";0.000000" s"'
 FORMAT_OVERRIDES = {
     "choice_key": '[>=1E+15]"misses a target";"$"#,##0',
     **dict.fromkeys(("itl_mean_at_load_seconds", "prefill_wait_at_percentile_seconds",
-                     "slot_wait_at_percentile_seconds", "ttft_mean_seconds",
-                     "ttft_percentile_seconds"), _NO_STEADY_STATE),
+                     "prefill_wait_mean_seconds", "slot_wait_at_percentile_seconds",
+                     "ttft_mean_seconds", "ttft_percentile_seconds"), _NO_STEADY_STATE),
 }
 HEADER_OVERRIDES = {"choice_key": "Choice key: TCO, or misses a target (helper) [USD]"}
 
