@@ -148,7 +148,9 @@ def _named_cell(wb, name: str):  # type: ignore[no-untyped-def]
 def _edit_server_price(wb, folder: Path, values) -> dict:  # type: ignore[no-untyped-def]
     """The first workload's chosen server three times dearer, in the workbook and in a copy of
     the servers catalog: the Budget must choose again."""
-    chosen = values["Budget"]["C5"].value
+    budget = values["Budget"]
+    header = next(c for row in budget.iter_rows() for c in row if c.value == "Server [id]")
+    chosen = budget.cell(header.row + 1, header.column).value  # the first workload's choice
     ws = wb["Servers"]
     column = [c.value for c in ws[1]].index("Price [USD]") + 1
     row = next(r for r in range(2, ws.max_row + 1) if ws.cell(r, 1).value == chosen)
