@@ -1,4 +1,6 @@
-"""Shared helpers: catalogs written from dictionaries, the shipped catalogs, reference cases."""
+"""Shared helpers: catalogs written from dictionaries, the shipped catalogs, reference cases, and
+the full default workbook built and recalculated once a session for the tests that only read
+it."""
 
 from __future__ import annotations
 
@@ -32,6 +34,51 @@ def catalogs_for(folder: Path, model: dict, gpu: dict) -> tuple[Catalog, Catalog
     models = write_catalog(folder, "models", {"m": {**MODEL_FILLER, **model}})
     gpus = write_catalog(folder, "gpus", {"g": {**GPU_FILLER, **gpu}})
     return load_models(models), load_gpus(gpus)
+
+
+@pytest.fixture(scope="session")
+def default_workbook(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The full default workbook (`planner build` with the shipped catalogs), built once a
+    session: tests read it, never change it."""
+    from planner.build import WORKBOOK_NAME, run_build
+    from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
+    from planner.inputs.grid import DEFAULT_GRID
+
+    out = tmp_path_factory.mktemp("default-workbook")
+    run_build(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, out, {}, None)
+    return out / WORKBOOK_NAME
+
+
+def saved_by_openpyxl(src: Path, dst: Path) -> Path:
+    """`src` loaded and saved by openpyxl, which keeps the formulas and drops every stored
+    value: what a spreadsheet engine then shows, it computed from blank."""
+    from openpyxl import load_workbook
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    load_workbook(src).save(dst)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def default_cold_libreoffice(default_workbook: Path,
+                             tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default workbook with no stored values, recalculated by LibreOffice on load (once a
+    session; the tests that ask for it carry @pytest.mark.libreoffice)."""
+    from tests.recalc import recalculate
+
+    folder = tmp_path_factory.mktemp("default-cold-libreoffice")
+    blank = saved_by_openpyxl(default_workbook, folder / "blank" / default_workbook.name)
+    return recalculate(blank, folder / "recalculated")
+
+
+@pytest.fixture(scope="session")
+def default_cold_gnumeric(default_workbook: Path,
+                          tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default workbook with its stored values stripped, recalculated by Gnumeric (once a
+    session; the tests that ask for it carry @pytest.mark.gnumeric)."""
+    from tests.recalc import recalculate_gnumeric
+
+    return recalculate_gnumeric(default_workbook, tmp_path_factory.mktemp("default-cold-gnumeric"))
 
 
 @pytest.fixture(scope="session")

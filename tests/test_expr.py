@@ -66,3 +66,12 @@ def test_text_literals_are_quoted_for_excel() -> None:
                                          (1073741824, "1073741824"), (1e20, "1E+20")])
 def test_numbers_render_as_excel_literals(value: float, text: str) -> None:
     assert Num(value).render(Names()) == text
+
+
+def test_a_constant_holds_what_a_spreadsheet_keeps_of_it() -> None:
+    """15 significant digits, in the formula and in the planner's own value: LibreOffice saves
+    e as 2.71828182845905, and a longer literal would read as an edited formula on import."""
+    e = Num(2.718281828459045)
+    assert e.render(Names()) == "2.71828182845905"
+    assert e.evaluate(DictEnv({})) == 2.71828182845905
+    assert Num(0.3989422804014327).render(Names()) == "0.398942280401433"

@@ -129,10 +129,15 @@ def chosen() -> dict[str, FleetEnv]:
 
 
 def test_step_times_are_the_plans_own_quantities(chosen: dict[str, FleetEnv]) -> None:
+    """The engine admits what it has room for: its max_num_seqs or the sequences the KV pool
+    holds, not the planner's batch, which sizes capacity."""
+    above = 0
     for env in chosen.values():
         times = step_times(env)
         batch = int(env.value("batch_chosen"))
-        assert times.max_sequences == batch
+        slots = min(int(env.value("max_num_seqs_effective")), int(env.value("max_sequences")))
+        assert times.max_sequences == env.value("slots") == slots >= batch
+        above += slots > batch
         assert times.decode_seconds(batch) == pytest.approx(
             float(env.value("decode_step_no_prefill_seconds")))
         assert times.chunk_tokens == env.value("prefill_chunk_tokens")
@@ -140,6 +145,7 @@ def test_step_times_are_the_plans_own_quantities(chosen: dict[str, FleetEnv]) ->
         assert times.prefill_seconds_per_token * prompt == pytest.approx(
             float(env.value("prefill_interleaved_seconds"))
             * float(env.value("speed_ratio_applied")))
+    assert above >= 4  # most plans leave the engine room beyond the planned batch
 
 
 def test_a_shipped_plan_at_a_trickle_gives_the_no_queue_figures(
@@ -173,40 +179,24 @@ UTILISATIONS = (0.5, 0.8, 0.95)
 WORKLOADS = ("chat-assistant-70b", "rag-8b-long-context", "code-completion-7b",
              "batch-summarisation-32b", "reasoning-moe-gpt-oss-120b")
 
-# Cases where the closed forms of planner/model/fleet.py disagree with the simulation, and why;
-# strict: a case that comes to agree fails here until it is taken off this list. The causes:
-SLOT = ("no wait for a free sequence slot: at this load the batch_chosen slots are often all "
-        "taken, and arrivals queue for one for up to a request's lifetime (output × gap)")
-BATCH = ("steps timed at batch_chosen, while at this load far fewer sequences run and a decode "
-         "step is shorter")
-TAU = ("prefill_service_seconds is ceil(prompt / budget) × (decode step + chunk) × "
-       "min(prompt, budget) / budget: too long for prompts over the budget (their last chunk "
-       "is partial, and the decode step is shared), too short for prompts under it (prompts "
-       "sharing a step share its decode part, not their own prefill work)")
-EDGE = ("prompt_gap_share sits just above 1 − percentile while the simulated share is just "
-        "below it (prompts admitted together share steps), so the step function jumps to the "
-        "prefill gap")
+# Cases where the closed forms of planner/model/fleet.py disagree with the simulation, and why
+# (docs/latency.md, "Where they still disagree"); strict: a case that comes to agree fails here
+# until it is taken off this list. Both are at 95% of a replica's capacity, beyond the
+# target_utilisation the planner sizes at.
 KNOWN_DISAGREEMENTS: dict[tuple[str, float, str], str] = {
-    ("chat-assistant-70b", 0.8, "itl"): EDGE,
-    ("rag-8b-long-context", 0.5, "itl"): BATCH,
-    ("reasoning-moe-gpt-oss-120b", 0.5, "itl"): BATCH,
-    ("code-completion-7b", 0.5, "itl"): BATCH + " (so prompt_gap_share 5.1% > 5%)",
-    ("batch-summarisation-32b", 0.5, "itl"): BATCH,
-    ("batch-summarisation-32b", 0.95, "itl"): EDGE,
-    ("chat-assistant-70b", 0.5, "ttft"): TAU,
-    ("chat-assistant-70b", 0.8, "ttft"): SLOT + "; " + TAU,
-    ("chat-assistant-70b", 0.95, "ttft"): SLOT,
-    ("rag-8b-long-context", 0.5, "ttft"): TAU + "; " + BATCH,
-    ("rag-8b-long-context", 0.8, "ttft"): TAU + "; " + BATCH + " (closed form: load ≥ 1)",
-    ("rag-8b-long-context", 0.95, "ttft"): TAU + "; " + BATCH + " (closed form: load ≥ 1)",
-    ("code-completion-7b", 0.5, "ttft"): TAU,
-    ("code-completion-7b", 0.8, "ttft"): SLOT + "; " + TAU,
-    ("code-completion-7b", 0.95, "ttft"): SLOT,
-    ("batch-summarisation-32b", 0.5, "ttft"): TAU + "; " + BATCH,
-    ("batch-summarisation-32b", 0.8, "ttft"): TAU + "; " + BATCH,
-    ("batch-summarisation-32b", 0.95, "ttft"): SLOT,
-    ("reasoning-moe-gpt-oss-120b", 0.5, "ttft"): BATCH,
-    ("reasoning-moe-gpt-oss-120b", 0.95, "ttft"): SLOT,
+    ("code-completion-7b", 0.95, "itl"):
+        "a knife edge between one and two prompts per step: 5.3% of the simulated gaps carry "
+        "two or more prompts, just over the 5% that puts p95 on them (119 ms for seed 0, for "
+        "4 of seeds 0-5 and over 100,000 requests, against 64 ms for one prompt in the closed "
+        "form); the "
+        "closed form's count of prompts per step (mean 0.19, variance inflated by the steps "
+        "prompts lengthen) puts 3-4% there",
+    ("batch-summarisation-32b", 0.95, "ttft"):
+        "the sequences decoding reach the 76 slots 7% of the time in the simulation (their "
+        "upper tail is skewed: each extra sequence lengthens every step), 1.5% in the closed "
+        "form's normal spread, so it has no slot wait at p95 (7.4 s); the simulation gives "
+        "10.8 s for seed 0, 7.8-10.8 s over seeds 0-5 and 9.8 s over 100,000 requests (a "
+        "request lives about 2 minutes, so 10,000 requests see few slot-full episodes)",
 }
 
 

@@ -35,7 +35,7 @@ GOLDEN = {"models_path": DATA / "small-models.yaml", "gpus_path": DATA / "small-
 # ISERROR, COUNTA and ROUND serve the Checks sheet and the packed racks; each is computed alike
 # by Excel, LibreOffice and Gnumeric (ISERROR of one value: Gnumeric reads a range as one cell).
 PORTABLE_FUNCTIONS = {"IF", "MIN", "MAX", "INT", "AND", "OR", "NOT", "INDEX", "MATCH", "SUM",
-                      "LN", "SUMPRODUCT", "ISERROR", "COUNTA", "ROUND"}
+                      "LN", "SUMPRODUCT", "ISERROR", "COUNTA", "ROUND", "ABS"}
 
 
 def build(out: Path, models_path: Path = DEFAULT_MODELS, gpus_path: Path = DEFAULT_GPUS,
@@ -88,35 +88,18 @@ def assert_engine_agrees(built: Path, recalculated: Path, min_formulas: int,
 
 
 @pytest.fixture(scope="module")
-def default_workbook(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("default"))
-
-
-@pytest.fixture(scope="module")
 def small_workbook(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("small"), **SMALL)
 
 
 # --- a real spreadsheet engine agrees with every cached value --------------------------------
 
-@pytest.fixture(scope="module")
-def default_recalculated(default_workbook, tmp_path_factory) -> Path:
-    return recalculate(default_workbook, tmp_path_factory.mktemp("recalculated"))
-
-
+# (default_workbook and default_cold_libreoffice/_gnumeric, built and recalculated once a
+# session, are in conftest.py; the cold recalculation's error count is in test_cold_recalc.py)
 @pytest.mark.libreoffice
 def test_default_workbook_cached_values_equal_libreoffice(default_workbook,
-                                                           default_recalculated) -> None:
-    assert_engine_agrees(default_workbook, default_recalculated, 150_000)
-
-
-@pytest.mark.libreoffice
-def test_no_cell_is_a_spreadsheet_error(default_recalculated) -> None:
-    recalculated = load_workbook(default_recalculated, data_only=True)
-    errors = [f"{ws.title}!{c.coordinate}={c.value}" for ws in recalculated.worksheets
-              for row in ws.iter_rows() for c in row
-              if isinstance(c.value, str) and re.fullmatch(r"#[A-Z0-9/]+[!?]?|#N/A", c.value)]
-    assert errors == []
+                                                           default_cold_libreoffice) -> None:
+    assert_engine_agrees(default_workbook, default_cold_libreoffice, 150_000)
 
 
 @pytest.mark.libreoffice
@@ -140,9 +123,10 @@ GNUMERIC_STYLES = "ignore:Workbook contains no default style:UserWarning"
 
 @pytest.mark.gnumeric
 @pytest.mark.filterwarnings(GNUMERIC_STYLES)
-def test_default_workbook_cached_values_equal_gnumeric(default_workbook, tmp_path) -> None:
-    recalculated = recalculate_gnumeric(default_workbook, tmp_path)
-    assert_engine_agrees(default_workbook, recalculated, 150_000, abs_tol=0.0)  # relative only
+def test_default_workbook_cached_values_equal_gnumeric(default_workbook,
+                                                       default_cold_gnumeric) -> None:
+    assert_engine_agrees(default_workbook, default_cold_gnumeric, 150_000,
+                         abs_tol=0.0)  # relative only
 
 
 def one_entry(path: Path, section: str, entry: str, folder: Path, **changes: object) -> Path:
@@ -676,6 +660,27 @@ def test_a_missed_target_never_shows_as_money(small_workbook) -> None:
     fmt = ws[f"{FLEET_COL['choice_key']}2"].number_format
     assert shown_text(NOT_MET * 2, fmt) == "misses a target"
     assert shown_text(1_234_567.8, fmt) == "$1,234,568"
+
+
+def test_no_steady_state_shows_in_words_wherever_the_formula_can_give_it() -> None:
+    """A latency of 1e9 s marks a queue that never settles: every Fleet column whose formula can
+    give it shows it in words (1e9 s at six decimals is ### in any column)."""
+    from planner.model.expr import Num
+    from planner.model.fleet import FLEET_QUANTITIES
+    from planner.outputs.workbook.cells import shown_text
+    from planner.outputs.workbook.fleet_sheets import FORMAT_OVERRIDES
+
+    def has_sentinel(node: object) -> bool:
+        if isinstance(node, Num):
+            return node.value == 1e9
+        kids = getattr(node, "args", None) or [getattr(node, k, None) for k in ("left", "right",
+                                                                              "operand")]
+        return any(has_sentinel(k) for k in kids if k is not None)
+
+    sentinel = {x.name for x in FLEET_QUANTITIES if has_sentinel(x.expr)}
+    assert "ttft_percentile_seconds" in sentinel and len(sentinel) >= 5
+    for name in sentinel:
+        assert shown_text(1e9, FORMAT_OVERRIDES.get(name, "0.000000")) == "no steady state", name
 
 
 def _column_widths(path: Path) -> dict[str, dict[int, float]]:

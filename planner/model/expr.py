@@ -151,6 +151,12 @@ def lift(v: object) -> Expr:
 class Num(Expr):
     value: float | int | bool
 
+    def __post_init__(self) -> None:
+        # A spreadsheet holds 15 significant digits of a constant, and LibreOffice rewrites a
+        # longer one when it saves (the round trip would read that as an edited formula).
+        if isinstance(self.value, float):
+            object.__setattr__(self, "value", excel_round15(self.value))
+
     def evaluate(self, env: Env) -> Value:
         return self.value
 

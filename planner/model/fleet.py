@@ -4,51 +4,31 @@ A fleet row is a configuration row (``planner.model.quantities``) whose model, p
 context and batch come from the workload, plus the quantities below. The batch is the largest that
 meets the inter-token target (a closed form: a serving step is linear in the batch on each of its
 memory and compute pieces), capped by what fits and by the engine's max_num_seqs. Then: replicas for
-the peak rate (with headroom) and for the time-to-first-token target (M/D/1 queue on prefill),
-spares, GPUs, servers (a TP group never spans servers), racks (rack units and rack power), power,
-capex, opex, TCO, $/M tokens and the rented alternative.
+the peak rate (with headroom) and for the ITL and time-to-first-token targets at their
+percentile (docs/latency.md: the batch decoding at each load by Little's law, the M/D/1 tail of
+the prefill queue, the wait for a KV slot), spares, GPUs, servers (a TP group never spans
+servers), racks (rack units and rack power), power, capex, opex, TCO, $/M tokens and the rented
+alternative.
 
 Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
 """
 
 from __future__ import annotations
 
-from planner.model.expr import AND, IF, INT, LN, MAX, MIN, NOT, Expr, Ref
+from planner.model.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
+from planner.model.fleet_refs import OUTPUT as _O
+from planner.model.fleet_refs import PROMPT as _P
+from planner.model.fleet_refs import ceil as _ceil
+from planner.model.fleet_refs import cloud, measured, srv, w
+from planner.model.latency import LATENCY_AT_LOAD, LATENCY_LIMITS
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.model.quantity import Quantity, a, e, m, q, v
-from planner.model.speed_quantities import allreduce_seconds
 from planner.model.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
 
 _tp = v("tp")
 _layers = m("num_hidden_layers")
 NOT_MET = 1e15  # choice key of a candidate that misses a target: after every one that meets
 
-
-def w(name: str) -> Ref:
-    return Ref("workload", name)
-
-
-def srv(name: str) -> Ref:
-    return Ref("server", name)
-
-
-def cloud(name: str) -> Ref:
-    """A field of the cheapest cloud offer for the row's GPU (catalogs/clouds.yaml), or
-    ``offer_exists`` (1 where the GPU has one)."""
-    return Ref("cloud", name)
-
-
-def measured(name: str) -> Ref:
-    """The planner's measured speed error for the row's GPU, engine and model class
-    (catalogs/measured-accuracy.yaml): a value the Fleet sheet holds as an input."""
-    return Ref("measured", name)
-
-
-def _ceil(x: Expr) -> Expr:
-    return -INT(-x)
-
-
-_P, _O = w("prompt_tokens"), w("output_tokens")
 
 # The configuration a fleet row evaluates: the workload's tokens, the chosen batch.
 FLEET_VARS: dict[str, Expr] = {
@@ -83,7 +63,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              q("peak_flops_per_gpu") * q("compute_efficiency_used"),
              "peak FLOP/s × compute efficiency", display="rate"),
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
-             allreduce_seconds(1, latency=False)
+             q("allreduce_traffic_seconds_per_sequence")
              + (q("prefill_interleaved_seconds")
                 + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O
              + q("step_seconds_per_running_sequence")
@@ -131,73 +111,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              _ceil(q("rate_requests_per_second")
                    / (q("requests_per_second_per_replica") * a("target_utilisation"))),
              "peak rate / (requests per replica × target utilisation), rounded up", kind="int"),
-    Quantity("decode_step_no_prefill_seconds", "Decode step carrying no prompt", "s",
-             (q("tpot_seconds") - IF(_O > 0, q("prefill_per_step_seconds"), 0))
-             * q("speed_ratio_applied"),
-             "time per output token less the prefill it carries on average, × measured speed "
-             "error: the gap between tokens when no prompt is being processed",
-             display="seconds"),
-    Quantity("prefill_chunk_tokens", "Prompt tokens per prefill step", "tokens",
-             MAX(1, q("max_num_batched_tokens_effective")
-                 - IF(e("mixes_prefill"), q("batch_chosen"), 0)),
-             "the engine's token budget per step (max_num_batched_tokens, SGLang's chunked "
-             "prefill size), less the running sequences' decode tokens where prompt chunks ride "
-             "in decode steps", kind="int"),
-    Quantity("prefill_chunks_per_prompt", "Prefill steps per prompt", "steps",
-             _ceil(_P / q("prefill_chunk_tokens")),
-             "prompt tokens / tokens per prefill step, rounded up", kind="int"),
-    Quantity("prefill_chunk_seconds", "Prefill work in one prefill step", "s",
-             (q("prefill_interleaved_seconds") * MIN(_P, q("prefill_chunk_tokens")) / _P
-              + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds")))
-             * q("speed_ratio_applied"),
-             "one chunk's share of the prompt's prefill (× measured speed error); where the "
-             "engine runs prefill as a pass of its own (SGLang by default) the pass also pays "
-             "its fixed cost and a read of the weights", display="seconds"),
-    Quantity("prefill_gap_seconds", "Gap between tokens when a prompt is processed", "s",
-             q("decode_step_no_prefill_seconds") + q("prefill_chunk_seconds"),
-             "a decode step + the prefill chunk it carries (mixed steps), or a decode step + a "
-             "prefill pass that stalls every running sequence (prefill apart)",
-             display="seconds"),
-    Quantity("ttft_no_queue_seconds", "Time to first token with no queue", "s",
-             q("prefill_chunks_per_prompt") * IF(e("mixes_prefill"), q("prefill_gap_seconds"),
-                                                 q("prefill_chunk_seconds")),
-             "prefill steps per prompt × the step each takes: a decode step with its chunk "
-             "(mixed), or a prefill pass (prefill apart)", display="seconds"),
-    Quantity("prefill_service_seconds", "GPU time a prompt's prefill occupies", "s",
-             q("ttft_no_queue_seconds") * MIN(_P, q("prefill_chunk_tokens"))
-             / q("prefill_chunk_tokens"),
-             "its prefill steps, with prompts shorter than a step's budget sharing one step "
-             "(× prompt / budget): the service time τ of the queue of waiting prompts",
-             display="seconds"),
-    Quantity("itl_tail_rate_limit", "Arrivals per replica keeping prompt gaps out of the tail",
-             "requests/s",
-             (1 - q("latency_percentile_used"))
-             / (q("prefill_chunks_per_prompt") * q("itl_seconds")),
-             "at most 1 − percentile of inter-token gaps may carry a prompt: arrivals × prefill "
-             "steps per prompt × mean gap ≤ 1 − percentile"),
-    Quantity("replicas_for_itl_tail", "Replicas for the ITL percentile", "replicas",
-             IF(q("prefill_gap_seconds") > w("itl_s"),
-                _ceil(q("rate_requests_per_second") / q("itl_tail_rate_limit")), 0),
-             "where a gap carrying a prompt breaks the ITL target: peak rate / arrivals per "
-             "replica keeping such gaps out of the percentile, rounded up", kind="int"),
-    Quantity("ttft_wait_budget_seconds", "Time a prompt may wait for prefill", "s",
-             w("ttft_s") - q("latency_percentile_used") * q("itl_seconds")
-             - q("ttft_no_queue_seconds"),
-             "TTFT target − the running step it arrives into (percentile × mean gap) − prefill "
-             "with no queue", display="seconds"),
-    Quantity("ttft_load_limit", "Prefill load meeting the TTFT percentile", "fraction",
-             IF(q("ttft_wait_budget_seconds") > 0,
-                MIN(0.99, (1 + 2 * q("ttft_wait_budget_seconds") / q("prefill_service_seconds"))
-                    / (1 / (1 - q("latency_percentile_used"))
-                       + 2 * q("ttft_wait_budget_seconds") / q("prefill_service_seconds"))), 0),
-             "the prefill load ρ whose M/D/1 tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) stays within "
-             "the wait budget b, from ln x ≤ x − 1 (so never overstated): ρ ≤ (1 + 2b/τ) / "
-             "(1/(1 − p) + 2b/τ), at most 0.99; 0 when prefill alone misses", display="ratio"),
-    Quantity("replicas_for_ttft", "Replicas for the TTFT percentile", "replicas",
-             IF(q("ttft_load_limit") > 0,
-                _ceil(q("rate_requests_per_second") * q("prefill_service_seconds")
-                      / q("ttft_load_limit")), 0),
-             "peak rate × prefill service time / prefill load limit, rounded up", kind="int"),
+    *LATENCY_LIMITS,
     Quantity("serving_replicas", "Serving replicas", "replicas",
              MAX(1, q("replicas_for_rate"), q("replicas_for_ttft"), q("replicas_for_itl_tail")),
              "the most of the three, at least one", kind="int"),
@@ -210,37 +124,7 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("arrivals_per_replica", "Peak arrivals per serving replica", "requests/s",
              q("rate_requests_per_second") / q("serving_replicas"),
              "peak rate / serving replicas"),
-    Quantity("prefill_load", "Share of a replica's time serving prompts", "fraction",
-             q("arrivals_per_replica") * q("prefill_service_seconds"),
-             "arrivals per replica × prefill service time (ρ of the prefill queue)",
-             display="ratio"),
-    Quantity("prompt_gap_share", "Share of token gaps carrying a prompt", "fraction",
-             MIN(1, q("arrivals_per_replica") * q("prefill_chunks_per_prompt")
-                 * q("itl_seconds")),
-             "arrivals per replica × prefill steps per prompt × mean gap", display="ratio"),
-    Quantity("itl_percentile_seconds", "Inter-token latency at the percentile", "s",
-             IF(q("prompt_gap_share") > 1 - q("latency_percentile_used"),
-                MAX(q("prefill_gap_seconds"), q("itl_seconds")),
-                q("decode_step_no_prefill_seconds")),
-             "where more than 1 − percentile of gaps carry a prompt, the gap carrying one (the "
-             "mean gap when prompts arrive so often that steps carry several), else a decode "
-             "step with no prompt", display="seconds"),
-    Quantity("ttft_mean_seconds", "Time to first token, mean", "s",
-             IF(q("prefill_load") < 1,
-                q("itl_seconds") / 2 + q("ttft_no_queue_seconds")
-                + q("prefill_load") * q("prefill_service_seconds")
-                / (2 * (1 - q("prefill_load"))), 1e9),
-             "half a running step + prefill with no queue + the M/D/1 mean wait ρτ/(2(1 − ρ))",
-             display="seconds"),
-    Quantity("ttft_percentile_seconds", "Time to first token at the percentile", "s",
-             IF(q("prefill_load") < 1,
-                q("latency_percentile_used") * q("itl_seconds") + q("ttft_no_queue_seconds")
-                + IF(q("prefill_load") > 1 - q("latency_percentile_used"),
-                     LN(q("prefill_load") / (1 - q("latency_percentile_used")))
-                     * q("prefill_service_seconds") / (2 * (1 - q("prefill_load"))), 0), 1e9),
-             "the running step it arrives into (percentile × mean gap) + prefill with no queue "
-             "+ the M/D/1 exponential tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) (0 when ρ ≤ 1 − p)",
-             display="seconds"),
+    *LATENCY_AT_LOAD,
     Quantity("fits_workload", "A sequence of prompt + output fits", "",
              AND(q("max_sequences") >= 1, q("context_supported")),
              "at least one sequence of prompt + output tokens fits, within the model's context "

@@ -52,19 +52,21 @@ MEMORY_QUANTITIES: list[Quantity] = [
              "routed-expert parameters × bytes per parameter; as engines load them, hidden and "
              "per-rank expert widths rounded up to the format's kernel padding (MXFP4: 256)",
              display="bytes"),
+    Quantity("tensor_weight_bytes", "Weights counted tensor by tensor", "B",
+             m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
+             + m("routed_expert_params") * _w
+             + MAX(0, m("params_total") - m("embedding_params") - m("routed_expert_params"))
+             * IF(Ref("weights", "experts_only"), _w16, _w),
+             "embeddings and LM head at 16 bits where the format keeps them so, routed experts "
+             "in the format, the rest in the format (at 16 bits for expert-only formats such as "
+             "MXFP4); no vision tower", display="bytes"),
     Quantity("checkpoint_weight_bytes", "Weights as stored (checkpoint)", "B",
              IF(AND(m("checkpoint_bytes") > 0, m("checkpoint_format").eq(v("weights"))),
-                m("checkpoint_bytes"),
-                m("embedding_params") * IF(Ref("weights", "embeddings_16bit"), _w16, _w)
-                + m("routed_expert_params") * _w
-                + MAX(0, m("params_total") - m("embedding_params") - m("routed_expert_params"))
-                * IF(Ref("weights", "experts_only"), _w16, _w))
+                m("checkpoint_bytes"), q("tensor_weight_bytes"))
              + m("vision_params") * _w16,
              "the checkpoint's exact bytes when it is stored in this format (its "
-             "model.safetensors.index.json total_size); else tensor by tensor: embeddings and "
-             "LM head at 16 bits where the format keeps them so, routed experts in the format, "
-             "the rest in the format (at 16 bits for expert-only formats such as MXFP4); plus a "
-             "vision tower at 16 bits", display="bytes"),
+             "model.safetensors.index.json total_size); else the weights counted tensor by "
+             "tensor; plus a vision tower at 16 bits", display="bytes"),
     Quantity("expert_padding_bytes", "MoE kernel padding", "B",
              e("weights_as_loaded") * (q("expert_weight_bytes") - m("routed_expert_params") * _w),
              "engines' MoE kernels pad the hidden and per-rank expert widths to the format's "

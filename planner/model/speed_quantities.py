@@ -28,7 +28,7 @@ _act = a("activation_bytes_per_element")
 _measured = HasTable()  # the GPU and engine have measured per-op tables (catalogs/perop.yaml)
 _auto_bandwidth = a("bandwidth_efficiency").eq("auto")
 _auto_compute = a("compute_efficiency").eq("auto")
-_allreduce_tp = IF(_tp.eq(8), 2, _tp / 2 - 1)  # the row of TP 2, 4 or 8 in the all-reduce table
+_allreduce_tp = q("allreduce_tp_index")  # the row of TP 2, 4 or 8 in the all-reduce table
 
 
 def _gemm_efficiency(tokens: Expr) -> Expr:
@@ -70,7 +70,8 @@ def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
     decode) add only the traffic: ``latency=False``; ``tokens=None`` is the latency alone."""
     parts: list[Expr] = [q("allreduce_latency_seconds")] if latency else []
     if tokens is not None:
-        message = tokens * _hidden * _act
+        per_token = q("allreduce_bytes_per_token")
+        message = per_token if isinstance(tokens, int) and tokens == 1 else tokens * per_token
         slope = message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
         measured = (slope + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
                     - q("allreduce_measured_latency_seconds")) if latency else slope
@@ -128,9 +129,16 @@ SPEED_QUANTITIES: list[Quantity] = [
              "bandwidth_efficiency; with 'auto' the bandwidth one-token GEMMs stream weights at "
              "in the GPU and engine's measured per-op table (at that precision), else the GPU "
              "family's measured figure, else the fallback", display="ratio"),
+    Quantity("prefill_gemm_efficiency", "GEMM efficiency measured at the largest step",
+             "fraction",
+             IF(_measured, _gemm_efficiency(q("max_num_batched_tokens_effective")), 0),
+             "the GEMM efficiency the GPU and engine's measured per-op table gives at the "
+             "engine's largest step (max_num_batched_tokens, what prefill runs at), the GEMM's "
+             "time linear between the measured token counts; 0 without a table",
+             display="ratio"),
     Quantity("compute_efficiency_used", "Compute efficiency used", "fraction",
              IF(_auto_compute,
-                IF(_measured, _gemm_efficiency(q("max_num_batched_tokens_effective")),
+                IF(_measured, q("prefill_gemm_efficiency"),
                    IF(AND(_compute.eq("fp4"), g("compute_efficiency_fp4") > 0),
                       g("compute_efficiency_fp4"),
                       IF(g("compute_efficiency") > 0, g("compute_efficiency"),
@@ -197,6 +205,10 @@ SPEED_QUANTITIES: list[Quantity] = [
     Quantity("scale_up_bytes_per_second", "Scale-up bandwidth per GPU", "B/s",
              IF(g("scale_up_gb_s") > 0, g("scale_up_gb_s"), a("pcie_gb_s")) * GB,
              "scale_up_gb_s (NVLink, Infinity Fabric) × 10^9, else pcie_gb_s", display="rate"),
+    Quantity("allreduce_tp_index", "TP's place in a measured all-reduce table", "index",
+             IF(_tp.eq(8), 2, _tp / 2 - 1),
+             "0, 1 and 2 for TP 2, 4 and 8: the row of this TP among the GPU's all-reduce "
+             "tables (catalogs/perop.yaml)", kind="int"),
     Quantity("allreduce_measured_latency_seconds", "Measured all-reduce latency", "s",
              IF(AND(_measured, OR(_tp.eq(2), _tp.eq(4), _tp.eq(8))),
                 Measured("allreduce", _allreduce_tp) / MILLION, 0),
@@ -210,6 +222,14 @@ SPEED_QUANTITIES: list[Quantity] = [
                    a("allreduce_latency_us_fallback")) / MILLION),
              "the measured all-reduce latency where there is one, else allreduce_latency_us of "
              "the GPU, else the fallback, in seconds", display="seconds"),
+    Quantity("allreduce_bytes_per_token", "All-reduce message per token", "B",
+             _hidden * _act, "hidden size × activation bytes: what one token adds to each "
+             "all-reduce", display="bytes"),
+    Quantity("allreduce_traffic_seconds_per_sequence", "All-reduce traffic one sequence adds",
+             "s", allreduce_seconds(1, latency=False),
+             "TP ≥ 2: 2 × layers × one token's all-reduce traffic (the measured table's slope, "
+             "or 2(TP−1)/TP × message / scale-up bandwidth); the latency is the step's",
+             display="seconds"),
     Quantity("kernels_per_step", "Kernels per engine step", "kernels",
              m("attention_layers") * IF(m("is_mla"), a("kernels_mla_attention"),
                                         a("kernels_attention"))
@@ -247,12 +267,12 @@ SPEED_QUANTITIES: list[Quantity] = [
              4 * m("num_attention_heads") * m("attention_head_dim")
              * layer_tokens(q("decode_context"), False),
              "4 × heads × head dim × attended layer-tokens at the mean decode context"),
-    Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
-             _weights_read(q("serving_experts_read")),
-             "as weights read per step, at the serving batch", display="bytes"),
     Quantity("serving_experts_read", "Experts read per MoE layer (serving)", "experts",
              _experts_read(q("serving_batch")),
              "E × (1 − (1 − k/E)^serving batch)"),
+    Quantity("serving_weight_bytes_read", "Weights read per serving step", "B",
+             _weights_read(q("serving_experts_read")),
+             "as weights read per step, at the serving batch", display="bytes"),
     Quantity("serving_memory_seconds", "Serving step: reading the weights", "s",
              q("serving_weight_bytes_read") / _tp
              / (q("bandwidth_bytes_per_second") * q("bandwidth_efficiency_used")),
@@ -322,14 +342,15 @@ SPEED_QUANTITIES: list[Quantity] = [
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
              "scale-up bandwidth), or the measured all-reduce's time for that message where the "
              "GPU and engine have a table at this TP", display="seconds"),
+    Quantity("prefill_gemm_seconds", "Prefill GEMM compute per request", "s",
+             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used")),
+             "prefill FLOPs / replica FLOP/s", display="seconds"),
     Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
-             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
-             + allreduce_seconds(_p),
+             q("prefill_gemm_seconds") + allreduce_seconds(_p),
              "prefill FLOPs / replica FLOP/s + its all-reduces (prompt × hidden activations)",
              display="seconds"),
     Quantity("prefill_interleaved_seconds", "Prefill of one request inside decode steps", "s",
-             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used"))
-             + allreduce_seconds(_p, latency=False),
+             q("prefill_gemm_seconds") + allreduce_seconds(_p, latency=False),
              "prefill FLOPs / replica FLOP/s + the all-reduce traffic of its activations; the "
              "latency is paid once by the step its chunk rides in", display="seconds"),
     Quantity("prefills_per_step", "Prompts started per decode step", "requests",

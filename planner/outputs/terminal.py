@@ -358,7 +358,8 @@ def simulate_report(run: SimulationRun) -> str:
     lines = [
         f"One replica of {wl.name} [{wl.id}]: {wl.text('model')} on {c.tp} × {c.gpu}, "
         f"{c.weights} weights, {c.kv} KV cache, engine {env.assumptions['engine']}, at most "
-        f"{val('batch_chosen')} sequences (the plan's batch per replica)",
+        f"{val('slots')} sequences (the engine's cap: max_num_seqs, or what the KV cache "
+        "holds)",
         f"  {int(wl.number('prompt_tokens')):,} prompt tokens in prefill steps of up to "
         f"{val('prefill_chunk_tokens'):,} tokens "
         + ("mixed into decode steps" if mixes else "run as passes of their own")
@@ -390,7 +391,8 @@ def simulate_report(run: SimulationRun) -> str:
     lines += [
         "",
         f"Closed forms at this load and the workload's percentile (p{pct:g}): "
-        "ttft_percentile_seconds, ttft_mean_seconds, itl_percentile_seconds and itl_seconds of "
+        "ttft_percentile_seconds, ttft_mean_seconds, itl_percentile_seconds and "
+        "itl_mean_at_load_seconds of "
         "planner/model/fleet.py; output tokens/s closed: arrivals × output tokens. Step times "
         "from the same quantities (planner/plan/simulate.py): tpot_seconds − "
         "prefill_per_step_seconds at the batch decoding, prefill_interleaved_seconds per prompt "

@@ -1,8 +1,9 @@
 """What the budget is sensitive to: each key input moved to a low and a high value (with the
 reason for the range), the totals recomputed for the configurations the budget chose, ranked by
-swing. The workbook writes each recomputation as a live formula (the chosen rows' quantities
-re-rendered with the one input replaced); `resized` re-runs the whole search in Python, where
-the recommended configuration itself may change, and is labelled as computed at build time.
+swing. The workbook writes each recomputation live (what-if rows: the chosen rows' quantities
+with the one input replaced, planner.outputs.workbook.whatif); `resized` re-runs the whole
+search in Python, where the recommended configuration itself may change, and is labelled as
+computed at build time.
 """
 
 from __future__ import annotations
@@ -175,33 +176,6 @@ def totals_with(sized: list[Sized], assumptions: Mapping[str, float | str],
         else:
             values[name] = value
     return _fleet_total([rerun(e, values, factor) for e in bought(sized)])
-
-
-class SubstitutingRenderer:
-    """Renders a chosen fleet row's quantity with inputs replaced by cells: quantities that read
-    a replaced input are re-rendered inline, the others read the chosen row's cell."""
-
-    def __init__(self, base: object, leaf: tuple[str, str] | None = None, cell: str = "",
-                 cells: Mapping[tuple[str, str], str] | None = None) -> None:
-        self.base = base  # a renderer of the chosen row (ref(kind, name) -> text)
-        self.cells = dict(cells or {})
-        if leaf is not None:
-            self.cells[leaf] = cell
-
-    def _touched(self, name: str) -> bool:
-        return any(depends_on(name, leaf) for leaf in self.cells)
-
-    def ref(self, kind: str, name: str) -> str:
-        cell = self.cells.get((kind, name))
-        if cell is not None:
-            if kind == "server":  # a price factor: the row's price times the factor cell
-                return f"({self.base.ref(kind, name)}*{cell})"  # type: ignore[attr-defined]
-            return cell
-        if kind == "q" and self._touched(name):
-            return "(" + QUANTITY_BY_NAME[name].expr.render(self) + ")"
-        if kind == "var" and name == "batch" and self._touched("batch_chosen"):
-            return "(" + QUANTITY_BY_NAME["batch_chosen"].expr.render(self) + ")"
-        return str(self.base.ref(kind, name))  # type: ignore[attr-defined]
 
 
 def label(name: str) -> str:

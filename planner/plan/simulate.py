@@ -3,14 +3,16 @@ quantities of ``planner.model.fleet`` (it never feeds the workbook).
 
 Requests arrive as a Poisson stream, each with the workload's fixed prompt and output lengths.
 The engine batches continuously: before each step, waiting requests are admitted first come,
-first served while running + prefilling stays within ``batch_chosen``; their prompt tokens are
-scheduled within the step's budget of ``prefill_chunk_tokens`` (a long prompt takes several
-steps, short ones share a step). Engines that mix prefill into decode steps (vLLM, TensorRT-LLM)
-run every step as one pass: the sequences decoding each emit a token and the prompt chunks ride
-along. Engines that run prefill apart (SGLang's default) run a prefill pass whenever prompt
-tokens are pending, as SGLang's scheduler does, and a decode step only when none are; a pass
-stalls every running sequence. A request's first token comes at the end of the step (or pass)
-that completes its prompt.
+first served while running + prefilling stays within the engine's cap, ``slots``: its
+max_num_seqs or the sequences the KV pool holds, whichever is fewer (not the planner's
+``batch_chosen``, which sizes capacity: an engine admits whatever it has room for). Their
+prompt tokens are scheduled within the step's budget of ``prefill_chunk_tokens`` (a long prompt
+takes several steps, short ones share a step). Engines that mix prefill into decode steps
+(vLLM, TensorRT-LLM) run every step as one pass: the sequences decoding each emit a token and
+the prompt chunks ride along. Engines that run prefill apart (SGLang's default) run a prefill
+pass whenever prompt tokens are pending, as SGLang's scheduler does, and a decode step only when
+none are; a pass stalls every running sequence. A request's first token comes at the end of the
+step (or pass) that completes its prompt.
 
 Step times come from the same quantities as the closed forms, × ``speed_ratio_applied``:
 
@@ -63,7 +65,7 @@ class StepTimes:
     pass_fixed_seconds: float  # a pass with no sequence decoding: fixed time + weights read
     mixes_prefill: bool  # prompt chunks ride in decode steps (else: a pass of their own)
     chunk_tokens: int  # prompt tokens per step
-    max_sequences: int  # running + prefilling at most
+    max_sequences: int  # running + prefilling at most (the engine's slots)
 
 
 @dataclass(frozen=True)
@@ -271,7 +273,7 @@ def step_times(env: FleetEnv) -> StepTimes:
         pass_fixed_seconds=_number(env, "prefill_pass_fixed_seconds") * ratio,
         mixes_prefill=bool(ENGINES[str(env.assumptions["engine"])].mixes_prefill),
         chunk_tokens=int(_number(env, "prefill_chunk_tokens")),
-        max_sequences=int(_number(env, "batch_chosen")))
+        max_sequences=int(_number(env, "slots")))
 
 
 def at_load(env: FleetEnv, arrivals_per_second: float) -> FleetEnv:
@@ -298,7 +300,7 @@ def closed_form(env: FleetEnv, arrivals_per_second: float) -> dict[str, float]:
     return {
         "ttft_mean_seconds": _number(loaded, "ttft_mean_seconds"),
         _key("ttft", pct): _number(loaded, "ttft_percentile_seconds"),
-        "itl_mean_seconds": _number(loaded, "itl_seconds"),
+        "itl_mean_seconds": _number(loaded, "itl_mean_at_load_seconds"),
         _key("itl", pct): _number(loaded, "itl_percentile_seconds"),
         "output_tokens_per_second":
             arrivals_per_second * float(env.workload.number("output_tokens")),

@@ -112,7 +112,7 @@ def write_workbook(plan: Plan, path: Path,
         write_clouds(writers[CLOUDS], plan, name)
         blocks = write_fleet(writers[FLEET], plan)
         budget = write_budget(writers[BUDGET], plan, blocks, name, outcome.passed)
-        write_sensitivity(writers[SENSITIVITY], plan, blocks, budget.picks, plan.swings)
+        write_sensitivity(writers[SENSITIVITY], plan, blocks, budget.picks)
         write_scenarios(writers[SCENARIOS], plan, blocks, budget.picks)
         write_schedule(writers[SCHEDULE], plan, blocks, budget.picks, name)
         write_method(writers[METHOD])

@@ -69,6 +69,7 @@ TABLES = (
         Column("bought", "In the totals: meets every target [Yes/No]", YES_NO, 13))),
     Table("order", "2. Order list: the servers to buy for each workload", (
         WORKLOAD, Column("server", "Server [id]"),
+        Column("servers_row", "Servers sheet row (helper) [#]", "0"),
         Column("server_model", "Server model", width=30),
         Column("quantity", "Quantity [servers]", "#,##0"),
         Column("unit_price", "Unit price [USD]", USD),
@@ -76,7 +77,6 @@ TABLES = (
         Column("extended_price", "Servers: quantity × unit price [USD]", USD, 15),
         Column("network", "Network: quantity × network per server [USD]", USD, 15),
         Column("capex", "Capex: servers + network [USD]", USD, 15),
-        Column("servers_row", "Servers sheet row (helper) [#]", "0"),
         Column("source", "Price source (as the Servers sheet gives it)", width=44))),
     Table("gpus", "3. GPUs bought, resilience and power", (
         WORKLOAD, Column("gpus_per_server", "GPUs per server [GPUs]", "#,##0"),

@@ -1,5 +1,6 @@
 """The fleet sheets: Workloads, Servers and Clouds (inputs) and Fleet (one row per workload ×
-candidate, every quantity a formula; what finance reads first, the rest after). The Budget,
+candidate, every quantity a formula, each column after what it reads; what finance reads
+repeated at the end of the row). The Budget,
 which picks a Fleet row per workload, is budget_sheet."""
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from planner.outputs.workbook.layout import (
     GridRowRenderer,
     absolute_range,
     catalog_column_range,
+    left_to_right,
     table_range,
 )
 from planner.plan.plan import Plan
@@ -61,16 +63,19 @@ FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
 # Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
 # and model class (catalogs/measured-accuracy.yaml), editable like any input.
 FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
-# What finance reads of a candidate, right after its configuration (and all that a finance
-# export prints of the Fleet); every other quantity follows, in the order it is defined.
+FLEET_QUANTITY_NAMES = [q.name for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]]
+# The order a reader expects; FLEET_COLUMNS moves a column right where it reads one after it.
+_CONFIG_ORDER = ("model", "gpu", "weights", "kv", "tp", "prompt", "output", "context", "batch")
+assert sorted(_CONFIG_ORDER) == sorted(SCENARIO_FIELDS)
+_PREFERRED = ["workload", "server", *_CONFIG_ORDER, "workload_row", "server_row", *LOOKUPS,
+              *FLEET_INPUTS, *FLEET_QUANTITY_NAMES]
+# What finance reads of a candidate, repeated at the end of its row (each cell reads the
+# quantity's own column, to its left) and all that a finance export prints of the Fleet, beside
+# the workload, server and configuration (the columns it repeats on each page).
 FLEET_SUMMARY = ("meets_targets", "failing_target", "choice_key", "replicas", "servers",
                  "gpus_bought", "capex_usd", "opex_usd_per_year", "tco_usd", "annual_cost_usd",
                  "cheapest_rent_usd_per_year", "verdict")
-FLEET_LEAD = ["workload", "server", *SCENARIO_FIELDS]
-FLEET_COLUMNS = (FLEET_LEAD + list(FLEET_SUMMARY) + [*FLEET_LOOKUPS, *FLEET_INPUTS]
-                 + [q.name for q in ROW_QUANTITIES]
-                 + [q.name for q in FLEET_QUANTITIES if q.name not in FLEET_SUMMARY])
-FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
+SUMMARY_SUFFIX = " (summary)"
 FLEET_FIRST_ROW = 2
 
 
@@ -80,6 +85,10 @@ def workload_name(field: str) -> str:
 
 def server_name(field: str) -> str:
     return f"server_{field}"
+
+
+def cloud_name(field: str) -> str:
+    return f"cloud_{field}"
 
 
 class FleetRowRenderer(GridRowRenderer):
@@ -102,6 +111,60 @@ class FleetRowRenderer(GridRowRenderer):
         return super().ref(kind, name)
 
 
+def column_formula(name: str, r: FleetRowRenderer) -> str | None:
+    """The formula of a Fleet column in the renderer's row; None for an input or an id."""
+    if name in FLEET_VARS:
+        return FLEET_VARS[name].formula(r)
+    if name == "model":
+        return f"=INDEX(workload_model,{r.col('workload_row')})"
+    if name == "gpu":
+        return f"=INDEX(server_gpu,{r.col('server_row')})"
+    if name in FLEET_LOOKUPS:
+        return "=" + r.lookup(name)
+    if name == "cloud_row":
+        offer = r.col("cloud_offer")
+        return f'=IF({offer}="",0,MATCH({offer},cloud_id,0))'
+    if name in _QUANTITIES:
+        return _QUANTITIES[name].expr.formula(r)
+    if name.endswith(SUMMARY_SUFFIX):
+        return "=" + r.col(name.removesuffix(SUMMARY_SUFFIX))
+    return None
+
+
+_QUANTITIES = {name: QUANTITY_BY_NAME[name] for name in FLEET_QUANTITY_NAMES}
+
+
+class _ReadsRecorder(FleetRowRenderer):
+    """Records the columns of its own row a formula reads."""
+
+    def __init__(self) -> None:
+        super().__init__(FLEET_FIRST_ROW)
+        self.names: set[str] = set()
+
+    def col(self, name: str) -> str:
+        self.names.add(name)
+        return f"$A{self.row}"
+
+
+def _reads(name: str) -> set[str]:
+    recorder = _ReadsRecorder()
+    column_formula(name, recorder)
+    return recorder.names
+
+
+# Every formula of a Fleet row reads only cells to its left (layout.left_to_right): LibreOffice's
+# threaded formula groups gave Err:522 on a cold recalculation where a row's early columns read
+# later ones. The batch column follows the batch chosen, the quantities that read it follow it.
+FLEET_COLUMNS = [*left_to_right(_PREFERRED, {name: _reads(name) for name in _PREFERRED}),
+                 *(name + SUMMARY_SUFFIX for name in FLEET_SUMMARY)]
+FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
+# Repeated on each printed page of the Fleet: the candidate (workload, server and the
+# configuration up to its GPU; the batch follows the batch chosen, far to the right).
+FLEET_PRINT_TITLE_COLUMNS = "A:" + max((FLEET_COL[n] for n in ("workload", "server", "model",
+                                                             "gpu", "weights", "kv", "tp")),
+                                       key=lambda c: (len(c), c))
+
+
 def _float(value: object) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
@@ -109,22 +172,26 @@ def _float(value: object) -> float:
 # The choice key is a TCO or, for a candidate that misses a target, a sentinel after every TCO
 # (planner.model.fleet.NOT_MET): shown as words, never as money. A TTFT of 1e9 s marks a
 # prefill queue that never settles.
+_NO_STEADY_STATE = '[>=1E+9]"no steady state";0.000000" s"'
 FORMAT_OVERRIDES = {
     "choice_key": '[>=1E+15]"misses a target";"$"#,##0',
-    "ttft_mean_seconds": '[>=1E+9]"no steady state";0.000000" s"',
-    "ttft_percentile_seconds": '[>=1E+9]"no steady state";0.000000" s"',
+    **dict.fromkeys(("itl_mean_at_load_seconds", "prefill_wait_at_percentile_seconds",
+                     "prefill_wait_mean_seconds", "slot_wait_at_percentile_seconds",
+                     "ttft_mean_seconds", "ttft_percentile_seconds"), _NO_STEADY_STATE),
 }
 HEADER_OVERRIDES = {"choice_key": "Choice key: TCO, or misses a target (helper) [USD]"}
 
 
-def _format(name: str) -> str:
+def quantity_format(name: str) -> str:
+    name = name.removesuffix(SUMMARY_SUFFIX)
     if name in FORMAT_OVERRIDES:
         return FORMAT_OVERRIDES[name]
     q = QUANTITY_BY_NAME[name]
     return styles.number_format(q.display, q.kind, q.unit)
 
 
-def _header(name: str) -> str:
+def quantity_header(name: str) -> str:
+    name = name.removesuffix(SUMMARY_SUFFIX)
     if name in HEADER_OVERRIDES:
         return HEADER_OVERRIDES[name]
     q = QUANTITY_BY_NAME[name]
@@ -193,10 +260,6 @@ CLOUD_UNITS = {"gpus_per_instance": "GPUs", "on_demand_usd_per_hour": "USD/insta
                "reserved_3y_usd_per_hour": "USD/instance-hour"}
 
 
-def cloud_name(field: str) -> str:
-    return f"cloud_{field}"
-
-
 def write_clouds(w: SheetWriter, plan: Plan, name: Namer) -> None:
     """The cloud offers a fleet row may rent instead of buying (catalogs/clouds.yaml)."""
     w.widths([26, 12, 26, 14] + [16] * len(CLOUD_NUMERIC) + [12, 70, 60])
@@ -232,31 +295,37 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
     """The row's cells in FLEET_COLUMNS order."""
     r = FleetRowRenderer(row)
     c = env.candidate
-    cells: dict[str, Cell] = {"workload": Styled(env.workload.id), "server": Styled(c.server)}
-    for field in SCENARIO_FIELDS:
-        if field in FLEET_VARS:
-            cells[field] = Formula(FLEET_VARS[field].formula(r), env.lookup("var", field),
-                                   "#,##0")
-        elif field == "model":
-            cells[field] = Formula(f"=INDEX(workload_model,{r.col('workload_row')})",
-                                   env.workload.text("model"))
-        elif field == "gpu":
-            cells[field] = Formula(f"=INDEX(server_gpu,{r.col('server_row')})", c.gpu)
-        else:
-            cells[field] = Input(getattr(c, field))
-    for lookup, (column, _) in FLEET_LOOKUPS.items():
-        key = getattr(env.scenario, column) if hasattr(env.scenario, column) else (
-            env.workload.id if column == "workload" else c.server)
-        cells[lookup] = Formula("=" + r.lookup(lookup), positions[lookup][key], "0")
-    cells["measured_speed_ratio"] = Input(env.lookup("measured", "speed_ratio"), "0.00")
     offer = env.offer.id if env.offer is not None else ""
-    cells["cloud_offer"] = Input(offer)
-    offer_cell = r.col("cloud_offer")
-    cells["cloud_row"] = Formula(f'=IF({offer_cell}="",0,MATCH({offer_cell},cloud_id,0))',
-                                 positions["cloud_row"].get(offer, 0), "0")
-    for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
-        cells[q.name] = Formula(q.expr.formula(r), env.value(q.name), _format(q.name))
-    return [cells[name] for name in FLEET_COLUMNS]
+    cells: list[Cell] = []
+    for name in FLEET_COLUMNS:
+        text = column_formula(name, r)
+        if name == "workload":
+            cells.append(Styled(env.workload.id))
+        elif name == "server":
+            cells.append(Styled(c.server))
+        elif name == "measured_speed_ratio":
+            cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
+        elif name == "cloud_offer":
+            cells.append(Input(offer))
+        elif text is None:  # weights, kv, tp: the candidate's configuration
+            cells.append(Input(getattr(c, name)))
+        elif name in FLEET_VARS:
+            cells.append(Formula(text, env.lookup("var", name), "#,##0"))
+        elif name == "model":
+            cells.append(Formula(text, env.workload.text("model")))
+        elif name == "gpu":
+            cells.append(Formula(text, c.gpu))
+        elif name in FLEET_LOOKUPS:
+            column = FLEET_LOOKUPS[name][0]
+            key = getattr(env.scenario, column) if hasattr(env.scenario, column) else (
+                env.workload.id if column == "workload" else c.server)
+            cells.append(Formula(text, positions[name][key], "0"))
+        elif name == "cloud_row":
+            cells.append(Formula(text, positions["cloud_row"].get(offer, 0), "0"))
+        else:
+            cells.append(Formula(text, env.value(name.removesuffix(SUMMARY_SUFFIX)),
+                                 quantity_format(name)))
+    return cells
 
 
 FLEET_HEADERS = {
@@ -268,13 +337,15 @@ FLEET_HEADERS = {
 }
 FLEET_WIDTHS = {"workload": 26, "server": 18, "model": 16, "gpu": 12, "weights": 10, "kv": 10,
                 "tp": 8, "context": 10, "batch": 12, "prompt": 10, "output": 12,
-                "failing_target": 10, "choice_key": 17, "verdict": 21,
+                **{n + s: width for n, width in (("failing_target", 10), ("choice_key", 17),
+                                                 ("verdict", 21)) for s in ("", SUMMARY_SUFFIX)},
                 **dict.fromkeys(FLEET_LOOKUPS, 9.0), **dict.fromkeys(FLEET_INPUTS, 14.0)}
 # Where a candidate cannot hold one sequence, its costs are not shown (a conditional number
 # format says so instead): they would price a fleet that cannot serve the workload.
-COST_COLUMNS = [name for name in FLEET_COLUMNS if name in QUANTITY_BY_NAME
-                and QUANTITY_BY_NAME[name].display == "usd" and name != "choice_key"
-                and name not in [q.name for q in ROW_QUANTITIES]]
+COST_COLUMNS = [name for name in FLEET_COLUMNS
+                if (q := QUANTITY_BY_NAME.get(name.removesuffix(SUMMARY_SUFFIX))) is not None
+                and q.display == "usd" and q.name != "choice_key"
+                and q.name not in [x.name for x in ROW_QUANTITIES]]
 NOT_FITTING_FORMAT = NumberFormat(numFmtId=400, formatCode='"does not fit"')
 
 
@@ -297,8 +368,9 @@ class FleetBlock:
 def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
     w.widths([FLEET_WIDTHS.get(name, 16.0) for name in FLEET_COLUMNS])
     styles.print_setup(w.ws, title_rows="1:1")  # fitted to the width of what it prints
+    w.ws.print_title_cols = FLEET_PRINT_TITLE_COLUMNS
     w.ws.freeze_panes = "C2"
-    w.append([Styled(FLEET_HEADERS.get(name) or _header(name), styles.HEADER)
+    w.append([Styled(FLEET_HEADERS.get(name) or quantity_header(name), styles.HEADER)
               for name in FLEET_COLUMNS])
     positions = _positions(plan)
     blocks = {}
@@ -315,17 +387,20 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
         Rule(type="expression", formula=[f"NOT(${fits}2)"],
              dxf=DifferentialStyle(numFmt=NOT_FITTING_FORMAT, font=Font(color="9C0006"))))
     bad = styles.BAD_FILL
-    w.ws.conditional_formatting.add(
-        f"{FLEET_COL['meets_targets']}2:{FLEET_COL['meets_targets']}{last}",
-        FormulaRule(formula=[f"NOT(${FLEET_COL['meets_targets']}2)"], font=Font(color="9C0006"),
-                    fill=PatternFill("solid", fgColor=bad, bgColor=bad)))
+    for meets in ("meets_targets", "meets_targets" + SUMMARY_SUFFIX):
+        w.ws.conditional_formatting.add(
+            f"{FLEET_COL[meets]}2:{FLEET_COL[meets]}{last}",
+            FormulaRule(formula=[f"NOT(${FLEET_COL[meets]}2)"], font=Font(color="9C0006"),
+                        fill=PatternFill("solid", fgColor=bad, bgColor=bad)))
     # Not protected, like the Grid, so that it can be sorted and filtered in Excel.
     return blocks
 
 
 def fleet_print_area(last_row: int) -> str:
-    """What a finance export prints of the Fleet: each candidate's configuration and summary."""
-    return f"A1:{FLEET_COL[FLEET_SUMMARY[-1]]}{max(last_row, 2)}"
+    """What a finance export prints of the Fleet: each candidate's summary, beside its
+    workload, server and configuration (the print title columns)."""
+    first = FLEET_COL[FLEET_SUMMARY[0] + SUMMARY_SUFFIX]
+    return f"{first}1:{FLEET_COL[FLEET_SUMMARY[-1] + SUMMARY_SUFFIX]}{max(last_row, 2)}"
 
 
 class PickedRowRenderer(FleetRowRenderer):

@@ -6,6 +6,8 @@ quantity comes from its one definition (assembled in ``planner.model.quantities`
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -54,6 +56,35 @@ def model_name(field: str) -> str:
 
 def gpu_name(field: str) -> str:
     return f"gpu_{field}"
+
+
+def left_to_right(preferred: Sequence[str], reads: Mapping[str, set[str]]) -> list[str]:
+    """Columns in an order where every formula reads only cells to its left in its row: the
+    preferred order, each column moved just far enough right to follow what it reads (a stable
+    topological sort). LibreOffice computes long formula columns in threaded groups (several
+    adjacent columns at once), and where a row's early columns read later ones its dependency
+    check can see a circle that is not there (Err:522) or read cells not yet computed; a row
+    that computes left to right gives it nothing to untangle, and reads as it computes."""
+    position = {name: i for i, name in enumerate(preferred)}
+    waiting = {name: {r for r in reads.get(name, set()) if r != name} for name in preferred}
+    readers: dict[str, list[str]] = {name: [] for name in preferred}
+    for name, needs in waiting.items():
+        for need in needs:
+            readers[need].append(name)
+    ready = [position[n] for n in preferred if not waiting[n]]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        name = preferred[heapq.heappop(ready)]
+        order.append(name)
+        for reader in readers[name]:
+            waiting[reader].discard(name)
+            if not waiting[reader]:
+                heapq.heappush(ready, position[reader])
+    if len(order) != len(preferred):
+        circle = sorted(n for n in preferred if waiting[n])
+        raise ValueError(f"columns that read each other in a circle: {', '.join(circle)}")
+    return order
 
 
 def absolute_range(sheet: str, column: str, first: int, last: int) -> str:

@@ -69,7 +69,10 @@ def write_perop(w: SheetWriter, plan: Plan, name: Namer) -> None:
     blocks = slots(plan, tables)
     slot = {(t.gpu, t.engine): i for i, t in enumerate(blocks, start=1)}
     engine = str(plan.assumptions["engine"])
-    w.widths([14, 16, 12, 14, 12] + [14.0] * 25 + [30, 60, 66])  # 268,435,456 B fits
+    numeric = max(1 + 3 * len(tables.axes.get("gemm_tokens", ())),
+                  1 + 3 * len(tables.axes.get("allreduce_bytes", ())),
+                  len(tables.axes.get("attention_batch", ())))
+    w.widths([14, 16, 12, 14, 12] + [14.0] * numeric + [30, 60, 66])  # 268,435,456 B fits
     styles.print_setup(w.ws)
     w.append([Styled("Measured per-op tables: what GEMMs, decode attention and all-reduces "
                      "achieve on each GPU under each engine", styles.TITLE)])
@@ -129,11 +132,14 @@ def _segment_formulas(r: int, axis: int, first: int, n: int, fixed: Sequence[flo
                       guard: str) -> tuple[list[Cell], list[Cell]]:
     """The fixed part and the slope of a time linear between measured points, as formulas over
     the row's figures (columns first … first + n − 1) and the axis row, in the order
-    planner.inputs.perop.segments computes them: `time(figure, point)` is a point's time,
+    planner.inputs.perop.segments computes them; the slopes sit right of the figures and the
+    fixed parts right of the slopes (a row computes left to right, as the Fleet's do, so that
+    LibreOffice's threaded calculation has no circle to imagine): `time(figure, point)` is a
+    point's time,
     `point(cell)` its position, `last(figure, previous slope)` the slope past the last point.
     `guard` is the cell that is 0 in a row that was not measured (zeros everywhere)."""
     cols = [get_column_letter(first + i) for i in range(n)]
-    slope_cols = [get_column_letter(first + 2 * n + i) for i in range(n)]
+    slope_cols = [get_column_letter(first + n + i) for i in range(n)]
     fixed_cells: list[Cell] = []
     slope_cells: list[Cell] = []
     for i, c in enumerate(cols):
@@ -162,8 +168,8 @@ def _gemm_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable
                       "gemm_tokens", name)
     w.append([Styled(h, styles.HEADER) for h in
               [*LEAD, "Bandwidth ÷ peak", *(f"Efficiency at M = {t:,.0f}" for t in tokens),
-               *(f"From M = {t:,.0f}: time at 0 [tokens ÷ efficiency]" for t in tokens),
                *(f"From M = {t:,.0f}: time per token [÷ efficiency]" for t in tokens),
+               *(f"From M = {t:,.0f}: time at 0 [tokens ÷ efficiency]" for t in tokens),
                "Kernel", "Source (package file, engine version)", "sha256"]])
     first = w.row + 1
     for k, t in enumerate(blocks, start=1):
@@ -174,12 +180,12 @@ def _gemm_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable
                 point=lambda p: p, last=lambda v, _: f"1/{v}", guard=f"$G{r}")
             kernel = t.kernels.get(f"gemm {kind.split('_')[0]}", "not measured")
             w.append([Styled(k), Styled(t.gpu), Styled(t.engine), Styled(t.version),
-                      Styled(kind), *(Input(x, RATIO) for x in t.gemm[i]), *fixed, *slope,
+                      Styled(kind), *(Input(x, RATIO) for x in t.gemm[i]), *slope, *fixed,
                       Styled(kernel), *_source(t, "gemm")])
     _placeholder(w, blocks, FAMILIES["gemm"][0], 1 + 3 * n)
     name("perop_gemm", _block_range(6, 6 + n, first, w.row))
-    name("perop_gemm_fixed", _block_range(7 + n, 6 + 2 * n, first, w.row))
-    name("perop_gemm_slope", _block_range(7 + 2 * n, 6 + 3 * n, first, w.row))
+    name("perop_gemm_slope", _block_range(7 + n, 6 + 2 * n, first, w.row))
+    name("perop_gemm_fixed", _block_range(7 + 2 * n, 6 + 3 * n, first, w.row))
 
 
 def _attention_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable],
@@ -215,8 +221,8 @@ def _allreduce_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOp
                       7, "allreduce_bytes", name)
     w.append([Styled(h, styles.HEADER) for h in
               [*LEAD[:4], "TP [GPUs]", "Latency [µs]", *(f"{s} [µs]" for s in labels),
-               *(f"From {s}: time at 0 [µs]" for s in labels),
                *(f"From {s}: time per MB [µs]" for s in labels),
+               *(f"From {s}: time at 0 [µs]" for s in labels),
                "Source (package file, engine version)", "sha256"]])
     first = w.row + 1
     for k, t in enumerate(blocks, start=1):
@@ -227,12 +233,12 @@ def _allreduce_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOp
                 time=lambda v, p: v, point=lambda p: f"({p}/1000000)",
                 last=lambda _, previous: previous, guard=f"$F{r}")
             w.append([Styled(k), Styled(t.gpu), Styled(t.engine), Styled(t.version),
-                      Styled(tp), *(Input(x, MICROS) for x in t.allreduce[i]), *fixed, *slope,
+                      Styled(tp), *(Input(x, MICROS) for x in t.allreduce[i]), *slope, *fixed,
                       *_source(t, "allreduce")])
     _placeholder(w, blocks, FAMILIES["allreduce"][0], 1 + 3 * n)
     name("perop_allreduce", _block_range(6, 6 + n, first, w.row))
-    name("perop_allreduce_fixed", _block_range(7 + n, 6 + 2 * n, first, w.row))
-    name("perop_allreduce_slope", _block_range(7 + 2 * n, 6 + 3 * n, first, w.row))
+    name("perop_allreduce_slope", _block_range(7 + n, 6 + 2 * n, first, w.row))
+    name("perop_allreduce_fixed", _block_range(7 + 2 * n, 6 + 3 * n, first, w.row))
 
 
 def _placeholder(w: SheetWriter, blocks: Sequence[PerOpTable], rows: int, columns: int) -> None:

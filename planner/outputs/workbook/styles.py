@@ -17,9 +17,11 @@ NOTE = "planner_note"
 WRAP = "planner_wrap"
 WRAP_SMALL = "planner_wrap_small"  # long provenance text (sources) in a smaller font
 NAV = "planner_nav"  # a hyperlink within the workbook (Contents, back links)
+BUILD_TIME = "planner_build_time"  # a value computed when the workbook was built: no formula
 
 INPUT_FILL = "FFF2CC"
 BAD_FILL = "F8CBAD"
+BUILD_TIME_FILL = "E7E6E6"
 COMPUTE_FILL = "FCE4D6"
 MEMORY_FILL = "DDEBF7"
 
@@ -91,6 +93,9 @@ def register(wb: Workbook) -> None:
         NamedStyle(NOTE, font=Font(italic=True, color="595959"),
                    alignment=Alignment(wrap_text=False)),
         NamedStyle(NAV, font=Font(color="0563C1", underline="single"),
+                   alignment=Alignment(vertical="top")),
+        NamedStyle(BUILD_TIME, font=Font(italic=True, color="7F7F7F"),
+                   fill=PatternFill("solid", fgColor=BUILD_TIME_FILL),
                    alignment=Alignment(vertical="top")),
     ]
     for style in styles:
