@@ -281,6 +281,8 @@ def test_size_agrees_with_calc(shipped_sizes) -> None:
     *_, results = shipped_sizes
     for r in results:
         c = r.choice
+        if c.candidate.layout != "tp":  # other layouts: tests/test_layouts.py
+            continue
         args = ["calc", "--model", r.workload.text("model"), "--gpu", c.candidate.gpu,
                 "--weights", c.candidate.weights, "--kv", c.candidate.kv,
                 "--tp", str(c.candidate.tp), "--batch", str(c.value("batch_chosen")),
@@ -307,7 +309,8 @@ def test_size_json_has_every_key_and_totals_sum(shipped_sizes) -> None:
             "replicas_optimistic", "replicas_pessimistic", "at_risk", "met", "cannot_meet"}
     for w in out["workloads"]:
         assert keys <= set(w)
-        assert set(w["choice"]) == {"gpu", "server", "weights", "kv", "tp", "batch_per_replica"}
+        assert set(w["choice"]) == {"gpu", "server", "weights", "kv", "tp", "layout",
+                                   "batch_per_replica"}
         assert w["met"] is True and w["cannot_meet"] is None
         assert w["replicas_optimistic"] <= w["replicas"] - w["spare_replicas"] <= \
             w["replicas_pessimistic"]
@@ -634,7 +637,7 @@ def test_finance_invariants_over_every_shipped_workload(shipped_sizes) -> None:
             assert v("gpus_bought") == (v("replicas") + v("extra_replicas")) \
                 * env.candidate.tp + v("idle_gpus")
             # n+1 (the default): the peak is carried with the largest (any) server removed
-            assert (v("servers") - 1) * per_server >= v("serving_replicas")
+            assert (v("servers") - 1) * per_server >= v("layout_serving_replicas")
             assert v("survives_server_loss") is True
             cheapest = min(v("cloud_usd_per_year"), v("cloud_reserved_usd_per_year"),
                            v("cloud_reserved_3y_usd_per_year"))

@@ -57,7 +57,7 @@ FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
                  "server_row": ("server", "server_id")}
 # Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
 # and model class (catalogs/measured-accuracy.yaml), editable like any input.
-FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
+FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row", "layout")
 FLEET_COLUMNS = (["workload", "server", *SCENARIO_FIELDS, *FLEET_LOOKUPS, *FLEET_INPUTS]
                  + [q.name for q in ROW_QUANTITIES] + [q.name for q in FLEET_QUANTITIES])
 FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=1)}
@@ -85,6 +85,8 @@ class FleetRowRenderer(GridRowRenderer):
     def ref(self, kind: str, name: str) -> str:
         if kind == "measured":
             return self.col(f"measured_{name}")
+        if kind == "layout":  # tp, tp+ep, dp-attention or disaggregated: an input of the row
+            return self.col("layout")
         if kind == "cloud":  # the row's cloud offer, looked up on the Clouds sheet
             if name == "offer_exists":
                 return f"({self.col('cloud_row')}>0)"
@@ -224,6 +226,7 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
     offer_cell = r.col("cloud_offer")
     cells.append(Formula(f'=IF({offer_cell}="",0,MATCH({offer_cell},cloud_id,0))',
                          positions["cloud_row"].get(offer, 0), "0"))
+    cells.append(Input(c.layout))
     for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
         cells.append(Formula(q.expr.formula(r), env.value(q.name), _format(q.name)))
     return cells
@@ -257,6 +260,7 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
               for k in FLEET_LOOKUPS),
             "Measured speed error (planner ÷ published) [ratio]",
             "Cloud offer rented instead [id]", "Cloud offers row [#]",
+            "Layout (tp, tp+ep, dp-attention, disaggregated)",
             *(_header(q.name) for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES])]
     w.append([Styled(h, styles.HEADER) for h in head])
     positions = _positions(plan)
@@ -274,7 +278,10 @@ def write_fleet(w: SheetWriter, plan: Plan) -> dict[str, FleetBlock]:
 BUDGET_FIELDS = [  # (fleet column, header, number format)
     ("server", "Server [id]", "General"), ("gpu", "GPU [id]", "General"),
     ("weights", "Weights [format]", "General"), ("kv", "KV cache [format]", "General"),
-    ("tp", "TP [GPUs]", "0"), ("batch_chosen", "Batch per replica [sequences]", "#,##0"),
+    ("tp", "TP [GPUs]", "0"), ("layout", "Layout", "General"),
+    ("prefill_gpus", "Prefill GPUs (disaggregated) [GPUs]", "#,##0"),
+    ("decode_gpus", "Decode GPUs (disaggregated) [GPUs]", "#,##0"),
+    ("batch_chosen", "Batch per replica [sequences]", "#,##0"),
     ("replicas", "Replicas incl. spares [replicas]", "#,##0"),
     ("gpus", "GPUs [GPUs]", "#,##0"), ("servers", "Servers [servers]", "#,##0"),
     ("racks", "Racks [racks]", "#,##0"), ("it_power_w", "IT power [W]", "#,##0"),
@@ -286,7 +293,8 @@ BUDGET_FIELDS = [  # (fleet column, header, number format)
     ("usd_per_million_input_tokens", "Owned per M input tokens [USD]", '"$"#,##0.00'),
     ("cloud_usd_per_year", "Rented on demand per year [USD]", '"$"#,##0'),
     ("cloud_reserved_usd_per_year", "Rented reserved per year [USD]", '"$"#,##0'),
-    ("itl_seconds", "ITL [s]", "0.0000"), ("ttft_percentile_seconds", "TTFT [s]", "0.000"),
+    ("itl_seconds", "ITL [s]", "0.0000"),
+    ("layout_ttft_percentile_seconds", "TTFT [s]", "0.000"),
     ("meets_targets", "Meets every target [TRUE/FALSE]", "General"),
     ("failing_target", "Target missed", "General"),
     ("bought", "Bought: counted in the totals [1/0]", "0"),
@@ -328,6 +336,7 @@ def write_budget(w: SheetWriter, plan: Plan, blocks: dict[str, FleetBlock], name
                 continue
             cached = (env.value(column) if column in QUANTITY_BY_NAME else
                       (env.candidate.server if column == "server" else
+                       env.candidate.layout if column == "layout" else
                        getattr(env.scenario, column)))
             cells.append(Formula(f"=INDEX({block.index_range(column)},$B{row})", cached,
                                  fmt))
