@@ -134,7 +134,8 @@ LAYOUT_ROWS = [
     ("tp", "one TP group per replica", "all"),
     ("tp+ep", "(MoE models) routed experts sharded whole over the group: the MoE "
      "all-reduce becomes an all-to-all dispatch (FP8) and combine (BF16) over the "
-     "scale-up bandwidth, with its latency per MoE layer; the busiest rank sets the pace (`expert_load_imbalance`, 1.2)",
+     "scale-up bandwidth, with its latency per MoE layer; the busiest rank sets the pace "
+     "(`expert_load_imbalance`, 1.2)",
      "vLLM `--enable-expert-parallel`, SGLang `--ep-size`, TensorRT-LLM "
      "`moe_expert_parallel_size`"),
     ("dp-attention", "(MoE or MLA models) attention data-parallel: each GPU its own "
