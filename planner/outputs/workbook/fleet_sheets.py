@@ -66,7 +66,8 @@ FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
 FLEET_SUMMARY = ("meets_targets", "failing_target", "choice_key", "replicas", "servers",
                  "gpus_bought", "capex_usd", "opex_usd_per_year", "tco_usd", "annual_cost_usd",
                  "cheapest_rent_usd_per_year", "verdict")
-FLEET_LEAD = ["workload", "server", *SCENARIO_FIELDS]
+# The serving layout (planner.model.layouts) is part of the configuration: an input beside TP.
+FLEET_LEAD = ["workload", "server", *SCENARIO_FIELDS, "layout"]
 FLEET_COLUMNS = (FLEET_LEAD + list(FLEET_SUMMARY) + [*FLEET_LOOKUPS, *FLEET_INPUTS]
                  + [q.name for q in ROW_QUANTITIES]
                  + [q.name for q in FLEET_QUANTITIES if q.name not in FLEET_SUMMARY])
@@ -95,6 +96,8 @@ class FleetRowRenderer(GridRowRenderer):
     def ref(self, kind: str, name: str) -> str:
         if kind == "measured":
             return self.col(f"measured_{name}")
+        if kind == "layout":  # tp, tp+ep, dp-attention or disaggregated: an input of the row
+            return self.col("layout")
         if kind == "cloud":  # the row's cloud offer, looked up on the Clouds sheet
             if name == "offer_exists":
                 return f"({self.col('cloud_row')}>0)"
@@ -114,7 +117,9 @@ FORMAT_OVERRIDES = {
     "choice_key": '[>=1E+15]"misses a target";"$"#,##0',
     **dict.fromkeys(("itl_mean_at_load_seconds", "prefill_wait_at_percentile_seconds",
                      "slot_wait_at_percentile_seconds", "ttft_mean_seconds",
-                     "ttft_percentile_seconds"), _NO_STEADY_STATE),
+                     "ttft_percentile_seconds", "prefill_pool_ttft_percentile_seconds",
+                     "layout_ttft_percentile_seconds", "layout_ttft_mean_seconds"),
+                    _NO_STEADY_STATE),
 }
 HEADER_OVERRIDES = {"choice_key": "Choice key: TCO, or misses a target (helper) [USD]"}
 
@@ -256,6 +261,7 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
     offer_cell = r.col("cloud_offer")
     cells["cloud_row"] = Formula(f'=IF({offer_cell}="",0,MATCH({offer_cell},cloud_id,0))',
                                  positions["cloud_row"].get(offer, 0), "0")
+    cells["layout"] = Input(c.layout)  # tp, tp+ep, dp-attention or disaggregated
     for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]:
         cells[q.name] = Formula(q.expr.formula(r), env.value(q.name), _format(q.name))
     return [cells[name] for name in FLEET_COLUMNS]
@@ -267,9 +273,10 @@ FLEET_HEADERS = {
        for k in FLEET_LOOKUPS},
     "measured_speed_ratio": "Measured speed error (planner ÷ published) [ratio]",
     "cloud_offer": "Cloud offer rented instead [id]", "cloud_row": "Cloud offers row [#]",
+    "layout": "Serving layout [tp, tp+ep, dp-attention or disaggregated]",
 }
 FLEET_WIDTHS = {"workload": 26, "server": 18, "model": 16, "gpu": 12, "weights": 10, "kv": 10,
-                "tp": 8, "context": 10, "batch": 12, "prompt": 10, "output": 12,
+                "tp": 8, "layout": 13, "context": 10, "batch": 12, "prompt": 10, "output": 12,
                 "failing_target": 10, "choice_key": 17, "verdict": 21,
                 **dict.fromkeys(FLEET_LOOKUPS, 9.0), **dict.fromkeys(FLEET_INPUTS, 14.0)}
 # Where a candidate cannot hold one sequence, its costs are not shown (a conditional number
