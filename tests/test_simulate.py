@@ -1,8 +1,9 @@
 """`planner simulate`: a seeded simulation of one replica checks the closed-form latencies.
 
 Worked examples small enough to follow by hand, determinism, and the agreement of the simulated
-p95 ITL and TTFT with the closed forms for every shipped workload's chosen plan at 50%, 80% and
-95% of a replica's capacity.
+p95 ITL and TTFT with the closed forms for every shipped workload's plan at 50%, 80% and 95% of
+a replica's capacity (the plan `planner simulate` runs: the choice, or where it is disaggregated,
+the best aggregated candidate: one replica cannot show two pools).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from planner.plan.simulate import (
     SimulationRun,
     StepTimes,
     Traffic,
+    aggregated_choice,
     percentile_of,
     simulate,
     simulate_replica,
@@ -123,8 +125,7 @@ def chosen() -> dict[str, FleetEnv]:
     workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
     out = {}
     for sized in size_all(workloads, models, gpus, servers):
-        assert sized.choice is not None
-        out[sized.workload.id] = sized.choice
+        out[sized.workload.id] = aggregated_choice(sized)[0]
     return out
 
 

@@ -268,7 +268,12 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     from planner.inputs.overrides import apply
     from planner.inputs.workloads import adhoc_workloads
     from planner.outputs.terminal import simulate_report
-    from planner.plan.simulate import check_run, simulate_replica, simulation_json
+    from planner.plan.simulate import (
+        aggregated_choice,
+        check_run,
+        simulate_replica,
+        simulation_json,
+    )
     from planner.plan.sizing import size_all
 
     check_run(requests, utilisation)
@@ -295,9 +300,11 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     if not sized.met:
         click.echo(f"Note: no candidate meets {sized.workload.id}'s targets ({sized.cannot_meet});"
                    " simulating the closest.", err=True)
-    assert sized.choice is not None
+    env, note = aggregated_choice(sized)
+    if note:
+        click.echo(note, err=True)
     progress = None if as_json else partial(report, unit="requests")
-    run = simulate_replica(sized.choice, requests, seed, utilisation, progress)
+    run = simulate_replica(env, requests, seed, utilisation, progress)
     if as_json:
         click.echo(json.dumps(simulation_json(run), indent=2))
     else:
