@@ -20,7 +20,8 @@ from planner.inputs.catalog import (
     load_servers,
 )
 from planner.inputs.workloads import adhoc_workloads
-from planner.plan.simulate import aggregated_choice, simulate_replica, step_times
+from planner.plan.simulate import simulate_replica, step_times
+from planner.plan.simulate_pair import simulate_row
 from planner.plan.sizing import Sized, layouts_for, size_all, size_json
 
 ROOT = Path(__file__).parent.parent
@@ -243,7 +244,7 @@ def test_the_chosen_layout_meets_every_target() -> None:
 
 def test_the_simulation_steps_with_the_layout(deepseek: Sized) -> None:
     """`planner simulate`'s decode step carries what the layout changes, as the closed forms
-    do; a disaggregated choice is simulated by the best aggregated candidate, with a note."""
+    do; a disaggregated choice is simulated as a pair, one replica of each pool."""
     dp = _row(deepseek, "dp-attention")
     times = step_times(dp)
     batch = int(dp.number("batch_chosen"))  # 15, within a TP group's caps
@@ -255,10 +256,12 @@ def test_the_simulation_steps_with_the_layout(deepseek: Sized) -> None:
     assert times.max_sequences == dp.number("slots") == 2688
     sized = _size("llama-3.1-70b", "h200-sxm", 20.0, 2000, 500, 2.0, 0.05)
     assert sized.choice is not None and sized.choice.candidate.layout == "disaggregated"
-    env, note = aggregated_choice(sized)
-    assert env.candidate.layout != "disaggregated" and env.value("meets_targets") is True
-    assert "disaggregated" in note and "best aggregated candidate" in note
-    with pytest.raises(ArgumentError, match="aggregated replica"):
+    run = simulate_row(sized.choice, 2000)
+    assert run.prefill_arrivals_per_second == pytest.approx(
+        20.0 / sized.choice.number("prefill_replicas"))
+    assert run.arrivals_per_second == pytest.approx(
+        sized.choice.number("decode_pool_arrivals_per_replica"))
+    with pytest.raises(ArgumentError, match="two pools"):
         simulate_replica(sized.choice, 100)
 
 

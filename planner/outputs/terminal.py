@@ -361,12 +361,16 @@ def simulate_report(run: SimulationRun) -> str:
     wl, val = env.workload, env.value
     pct = percentile_of(env)
     mixes = ENGINES[str(env.assumptions["engine"])].mixes_prefill
+    pair = run.prefill_arrivals_per_second is not None
+    tau = env.number("prefill_pool_service_seconds") if pair else 0.0
+    replicas, kind = ((val("decode_replicas"), "decode") if pair
+                      else (val("serving_replicas"), "serving"))
     share = (f"--utilisation {run.requested_utilisation:g}" if run.requested_utilisation
              else f"its share of the {val('rate_requests_per_second'):,.2f} requests/s peak over "
-                  f"{val('serving_replicas')} serving replica"
-                  + ("" if val("serving_replicas") == 1 else "s"))
+                  f"{replicas} {kind} replica" + ("" if replicas == 1 else "s"))
     lines = [
-        f"One replica of {wl.name} [{wl.id}]: {wl.text('model')} on {c.tp} × {c.gpu}"
+        ("One prefill and one decode replica" if pair else "One replica")
+        + f" of {wl.name} [{wl.id}]: {wl.text('model')} on {c.tp} × {c.gpu}"
         + ("" if c.layout == "tp" else f" ({layout_words(env)})") + ", "
         f"{c.weights} weights, {c.kv} KV cache, engine {env.assumptions['engine']}, at most "
         f"{val('slots')} sequences (the engine's cap: max_num_seqs, or what the KV cache "
@@ -375,8 +379,14 @@ def simulate_report(run: SimulationRun) -> str:
         f"{val('prefill_chunk_tokens'):,} tokens "
         + ("mixed into decode steps" if mixes else "run as passes of their own")
         + f", {int(wl.number('output_tokens')):,} output tokens",
-        f"  Load: {run.arrivals_per_second:,.3f} requests/s = {run.utilisation:.0%} of its "
-        f"capacity {val('requests_per_second_per_replica'):,.3f} requests/s ({share})",
+        f"  Load{' of the decode replica' if pair else ''}: {run.arrivals_per_second:,.3f} "
+        f"requests/s = {run.utilisation:.0%} of its capacity "
+        f"{val('requests_per_second_per_replica'):,.3f} requests/s ({share})",
+        *([f"  Load of the prefill replica: {run.prefill_arrivals_per_second:,.3f} requests/s × "
+           f"{seconds_text(tau)} of prefill each = "
+           f"{(run.prefill_arrivals_per_second or 0) * tau:.0%}; the KV moves to the decode "
+           f"replica in {seconds_text(env.number('kv_transfer_seconds'))}"]
+          if pair else []),
         f"  {r.requests:,} requests (seed {run.seed}), the first {r.requests - r.measured:,} "
         f"left out as warm-up; {duration(r.seconds)} simulated in {r.steps:,} steps",
         "",
@@ -410,6 +420,12 @@ def simulate_report(run: SimulationRun) -> str:
         "token, prefill_pass_fixed_seconds for a pass with nothing decoding, × "
         "speed_ratio_applied.",
     ]
+    if pair:
+        lines.append("A disaggregated pair: TTFT from the prefill replica (first come first "
+                     "served, + KV transfer; closed forms prefill_pool_ttft_percentile_seconds "
+                     "and layout_ttft_mean_seconds), ITL and output from the decode replica, "
+                     "whose steps carry no prompt (decode_pool_itl_percentile_seconds), "
+                     "planner/model/layouts.py.")
     if run.utilisation >= 1:
         lines.append("At or above capacity the queue grows for as long as requests arrive: the "
                      "figures depend on --requests.")

@@ -50,7 +50,7 @@ from planner.errors import ArgumentError
 from planner.inputs.scenario import Scenario
 from planner.model.engines import ENGINES
 from planner.plan.calc import RowEnv
-from planner.plan.sizing import FleetEnv, Sized, layout_words
+from planner.plan.sizing import FleetEnv, Sized
 
 WARM_UP_SHARE = 0.1  # share of the first requests left out of the statistics
 PERCENTILES = (50, 95, 99)
@@ -323,6 +323,8 @@ class SimulationRun:
     seed: int
     result: Simulated
     closed: dict[str, float] = field(default_factory=dict)
+    # a disaggregated pair (planner.plan.simulate_pair): the prefill replica's arrivals
+    prefill_arrivals_per_second: float | None = None
 
     @property
     def utilisation(self) -> float:
@@ -342,11 +344,11 @@ def simulate_replica(env: FleetEnv, requests: int = 10_000, seed: int = 0,
                      utilisation: float | None = None,
                      progress: Progress | None = None) -> SimulationRun:
     """Simulate one serving replica of a fleet row: at its share of the workload's peak rate,
-    or at `utilisation` × its capacity."""
+    or at `utilisation` × its capacity (a disaggregated row: ``simulate_pair.simulate_row``)."""
     check_run(requests, utilisation)
     if env.candidate.layout == "disaggregated":
-        raise ArgumentError(f"{env.workload.id}: a disaggregated row runs two pools; the "
-                            "simulation models one aggregated replica (aggregated_choice)")
+        raise ArgumentError(f"{env.workload.id}: a disaggregated row runs two pools: "
+                            "planner.plan.simulate_pair.simulate_row simulates one of each")
     if env.value("fits_workload") is not True:
         raise ArgumentError(f"{env.workload.id}: no sequence of prompt + output fits on "
                             f"{env.candidate.gpu} at TP {env.candidate.tp}; nothing to simulate")
@@ -359,19 +361,16 @@ def simulate_replica(env: FleetEnv, requests: int = 10_000, seed: int = 0,
     return SimulationRun(env, utilisation, rate, seed, result, closed_form(env, rate))
 
 
-def aggregated_choice(sized: Sized) -> tuple[FleetEnv, str]:
-    """The row to simulate: the plan's choice, or where it is disaggregated (two pools, which
-    one replica cannot show) the best aggregated row by the same rule; and a note saying so
-    ("" when it is the choice)."""
+def aggregated_choice(sized: Sized) -> FleetEnv:
+    """The plan's choice, or where it is disaggregated the best aggregated row by the same rule:
+    one aggregated replica whose closed forms the agreement tests check for every workload (a
+    disaggregated choice itself runs as a pair, ``planner.plan.simulate_pair``)."""
     env = sized.choice
     assert env is not None
     if env.candidate.layout != "disaggregated":
-        return env, ""
+        return env
     rows = [e for e in sized.rows if e.candidate.layout != "disaggregated"]
-    best = min(rows, key=lambda e: float(e.number("choice_key")))
-    return best, (f"Note: {sized.workload.id}'s choice is {layout_words(env)}; the simulation "
-                  f"models one aggregated replica, so it runs the best aggregated candidate, "
-                  f"{best.candidate.gpu} {layout_words(best)}.")
+    return min(rows, key=lambda e: float(e.number("choice_key")))
 
 
 def simulation_json(run: SimulationRun) -> dict[str, object]:
@@ -385,6 +384,8 @@ def simulation_json(run: SimulationRun) -> dict[str, object]:
                    "engine": str(env.assumptions["engine"])},
         "seed": run.seed,
         "arrivals_per_second": run.arrivals_per_second,
+        **({} if run.prefill_arrivals_per_second is None else
+           {"prefill_arrivals_per_second": run.prefill_arrivals_per_second}),
         "utilisation": run.utilisation,
         "latency_percentile": pct,
         "requests": r.requests,
