@@ -178,7 +178,9 @@ def one_entry_workbook(request, tmp_path_factory) -> Path:
                           **({"weights": ["bf16"], "kv": ["bf16"]} if one_candidate else {}))
     servers = one_entry(DEFAULT_SERVERS, "servers", "hgx-h100-8", folder,
                         **({"scale_up_gpus": 1} if one_candidate else {}))  # TP 1 only
-    run_build(models, gpus, SMALL["grid_path"], folder / "built", {}, None,
+    # one candidate: engine none serves in one layout (plain TP), where vLLM adds disaggregated
+    run_build(models, gpus, SMALL["grid_path"], folder / "built",
+              {"engine": "none"} if one_candidate else {}, None,
               workloads_path=workloads, servers_path=servers)
     built = folder / "built" / WORKBOOK_NAME
     wb = load_workbook(built)
