@@ -23,6 +23,7 @@ from planner.model.quantities import ROW_BY_NAME
 from planner.outputs.html.report import TEMPLATE_DIR, environment
 from planner.outputs.method import readable_formula
 from planner.outputs.terminal import value_text
+from planner.plan.plan import Plan
 from tests.engines import require_marked
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -33,14 +34,6 @@ CONFIG_HEADERS = ("Model [id]", "GPU [id]", "Weight format [id]", "KV-cache form
                   "Prompt [tokens]")
 HOSTILE_SCRIPT = "<script>alert(1)</script>"
 HOSTILE_FORMULA = '=HYPERLINK("http://x","y")'
-
-
-@pytest.fixture(scope="session")
-def default_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("default-build")
-    result = run_build(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, out, {}, None)
-    assert result["files"] == [str(out / WORKBOOK_NAME), str(out / HTML_NAME)]
-    return out
 
 
 @pytest.fixture(scope="session")
@@ -308,18 +301,6 @@ def test_chromium_console_check_catches_errors(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def sized_json() -> dict:
-    """What `planner size --json` prints for the shipped catalogs."""
-    import json
-
-    from click.testing import CliRunner
-
-    from planner.cli import cli
-
-    return json.loads(CliRunner().invoke(cli, ["size", "--json"]).output)
-
-
-@pytest.fixture(scope="session")
 def sized_text() -> str:
     """What `planner size` prints for the shipped catalogs."""
     from click.testing import CliRunner
@@ -476,13 +457,12 @@ def test_counts_read_in_plain_words(page: str) -> None:
                      text)
 
 
-def test_cost_chart_agrees_with_the_answers(page: str) -> None:
+def test_cost_chart_agrees_with_the_answers(page: str, default_plan: Plan) -> None:
     """The cost chart's cheapest is the Answers table's answer for the view's model at the
     same context (full-quality formats only), and says it is a rented cost at that context."""
     from planner.outputs.html.charts import cost_chart
-    from planner.plan.plan import build_plan
 
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    plan = default_plan
     chart = cost_chart(plan)
     cheapest = re.search(r'<g class="bar">.*?font-weight="bold"[^>]*>([^<]+)</text>', chart.svg)
     assert cheapest
@@ -498,15 +478,14 @@ def test_cost_chart_agrees_with_the_answers(page: str) -> None:
     assert "INT4" not in cheapest.group(1)
 
 
-def test_cost_chart_bars_are_the_cheapest_in_policy_over_every_row() -> None:
+def test_cost_chart_bars_are_the_cheapest_in_policy_over_every_row(default_plan: Plan) -> None:
     """Each bar of the cost chart is its GPU × TP's cheapest fitting row in the precision
     policy, found again over every row of the grid."""
     from planner.outputs.html import selection as sel
     from planner.outputs.html.charts import policy_cheapest
-    from planner.plan.plan import build_plan
     from planner.plan.summary import headline_batch, reference_context
 
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    plan = default_plan
     context, batch = reference_context(plan.grid, plan.view), headline_batch(plan.grid)
     rows = [e for e in plan.rows if e.scenario.model == plan.view.model
             and e.scenario.context == context and e.scenario.batch == batch
@@ -548,13 +527,13 @@ def test_old_prices_are_flagged(page: str) -> None:
         assert bool(flag) == (months_old(date, dt.date.today()) > 12), date
 
 
-def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch,
+                                                default_plan: Plan) -> None:
     """The same plan rendered in 2040: every catalog price is then more than 12 months old, so
     each budget card flags its server price."""
     import datetime as dt
 
     import planner.outputs.html.budget as html_budget
-    from planner.plan.plan import build_plan
 
     class Later(dt.date):
         @classmethod
@@ -562,8 +541,7 @@ def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch
             return cls(2040, 1, 1)
 
     monkeypatch.setattr(html_budget.dt, "date", Later)
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
-    context = html_budget.budget_context(plan)
+    context = html_budget.budget_context(default_plan)
     cards = context["budget"]
     assert cards and all(c.server_price.stale for c in cards)  # type: ignore[attr-defined]
     text = environment().get_template("_budget.html.j2").render(**context)
@@ -583,12 +561,11 @@ def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
     assert page.count("<svg") >= 5
 
 
-def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
+def test_concurrency_chart_marks_only_what_does_not_fit(default_plan: Plan) -> None:
     """Each marker of the "does not fit" series is a batch above the sequences that fit."""
     from planner.outputs.html.charts import _fit_split
-    from planner.plan.plan import build_plan
 
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    plan = default_plan
     base = plan.view.scenario()
     envs = [plan.row_env(base.__class__(**{**base.__dict__, "batch": b}))
             for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)]

@@ -3,7 +3,6 @@ named and styled inputs, text that stays text, and atomic failure."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -88,8 +87,9 @@ def assert_engine_agrees(built: Path, recalculated: Path, min_formulas: int,
 
 
 @pytest.fixture(scope="module")
-def default_workbook(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("default"))
+def default_workbook(default_build: Path) -> Path:
+    """The default build's workbook (tests/conftest.py builds it once a session)."""
+    return default_build / WORKBOOK_NAME
 
 
 @pytest.fixture(scope="module")
@@ -475,29 +475,30 @@ def test_wrapped_headers_get_the_height_they_need(small_workbook) -> None:
 
 # --- the Budget: the order list and the decision, as `planner size --json` gives them ---------
 
+def _values(ws) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {c.coordinate: c.value for row in ws.iter_rows() for c in row
+            if getattr(c, "coordinate", None) and c.value is not None}
+
+
 def sheet_values(path: Path, title: str) -> dict[str, object]:
     """Coordinate -> cached value of one sheet (read-only: the default workbook is large)."""
     wb = load_workbook(path, read_only=True, data_only=True)
     try:
-        return {c.coordinate: c.value for row in wb[title].iter_rows() for c in row
-                if getattr(c, "coordinate", None) and c.value is not None}
+        return _values(wb[title])
     finally:
         wb.close()
 
 
 def named_values(path: Path, names: list[str]) -> dict[str, object]:
-    wb = load_workbook(path, read_only=True)
-    refs = {n: wb.defined_names[n].attr_text.replace("$", "").split("!") for n in names}
-    wb.close()
-    cells = {s.strip("'"): sheet_values(path, s.strip("'")) for s, _ in refs.values()}
+    """Cached value of each defined name, the workbook opened once (each opening of the
+    default workbook reads all of its shared strings)."""
+    wb = load_workbook(path, read_only=True, data_only=True)
+    try:
+        refs = {n: wb.defined_names[n].attr_text.replace("$", "").split("!") for n in names}
+        cells = {t: _values(wb[t]) for t in {s.strip("'") for s, _ in refs.values()}}
+    finally:
+        wb.close()
     return {n: cells[s.strip("'")].get(c) for n, (s, c) in refs.items()}
-
-
-@pytest.fixture(scope="module")
-def sized_json() -> dict:
-    result = CliRunner().invoke(cli, ["size", "--json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.output)
 
 
 def test_budget_order_list_and_decision_are_planner_size(default_workbook, sized_json) -> None:
