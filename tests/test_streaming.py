@@ -12,7 +12,7 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
-from planner.inputs.grid import DEFAULT_GRID, expand
+from planner.inputs.grid import expand
 from planner.model.columns import Same, compare_fast, int_fast
 from planner.model.expr import XlError
 from planner.model.quantities import ROW_QUANTITIES
@@ -70,14 +70,17 @@ def mixed_grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
 def plans(mixed_grid: Path) -> list[Plan]:
+    """The small grid, the mixed grid, and the small grid where nothing fits (errors), built
+    once for the module: the tests read their rows, which are evaluated whenever read."""
     return [build_plan(*SMALL), build_plan(DEFAULT_MODELS, DEFAULT_GPUS, mixed_grid),
             build_plan(*SMALL, {"gpu_memory_utilization": 0.02, "overhead_gib_per_gpu": 0,
                                 "bytes_per_kv_element_bf16": 0})]
 
 
-def test_blocks_are_the_expanded_grid_in_order(mixed_grid: Path) -> None:
-    for plan in plans(mixed_grid):
+def test_blocks_are_the_expanded_grid_in_order(plans: list[Plan]) -> None:
+    for plan in plans:
         expected = list(expand(plan.grid, plan.models, plan.gpus))
         skipped = dict(plan.grid.skipped)
         assert [s for b in scenario_blocks(plan.grid, plan.models, plan.gpus, 7) for s in b] \
@@ -94,13 +97,14 @@ def same_value(a: object, b: object) -> bool:
 
 
 @pytest.mark.parametrize("which", ["default", "mixed", "errors"])
-def test_columns_equal_row_by_row_evaluation(which: str, mixed_grid: Path) -> None:
+def test_columns_equal_row_by_row_evaluation(which: str, plans: list[Plan],
+                                             default_plan: Plan) -> None:
     """Every value of every row, evaluated by blocks, equals RowEnv's exactly (value and type),
     including spreadsheet errors and text."""
     if which == "default":
-        plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+        plan = default_plan
     else:
-        plan = plans(mixed_grid)[1 if which == "mixed" else 2]
+        plan = plans[1 if which == "mixed" else 2]
     rows = errors = 0
     for block in plan.rows.blocks():
         for i, s in enumerate(block.scenarios):
@@ -252,8 +256,9 @@ def cost_bars_over_rows(plan: Plan, rows: list) -> tuple[list, int]:
             len({(e.scenario.gpu, e.scenario.tp) for e in found}))
 
 
-def test_html_selections_equal_those_over_every_row(mixed_grid: Path) -> None:
-    for plan in [*plans(mixed_grid), build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)]:
+def test_html_selections_equal_those_over_every_row(plans: list[Plan],
+                                                    default_plan: Plan) -> None:
+    for plan in [*plans, default_plan]:
         rows = list(plan.rows)  # every row kept, as before streaming
         for model in plan.grid.axes["models"]:
             ref = sel.reference_row(plan, model)
@@ -318,8 +323,8 @@ def grid_part(plan: Plan, folder: Path, streamed: bool) -> bytes:
         return z.read(sheet_parts(z)["Grid"])
 
 
-def test_streamed_grid_is_what_openpyxl_writes(tmp_path: Path, mixed_grid: Path) -> None:
-    for i, plan in enumerate(plans(mixed_grid)):
+def test_streamed_grid_is_what_openpyxl_writes(tmp_path: Path, plans: list[Plan]) -> None:
+    for i, plan in enumerate(plans):
         streamed = grid_part(plan, tmp_path / f"s{i}", True)
         assert streamed == grid_part(plan, tmp_path / f"o{i}", False)
         assert streamed.count(b"<row ") == len(plan.rows) + 1
