@@ -3,6 +3,7 @@ low or high value, the same figure `planner size --set` gives."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -31,8 +32,10 @@ def swings():  # type: ignore[no-untyped-def]
     return sized, sensitivity(sized, models, gpus, servers, workloads, resolve())
 
 
+@functools.cache
 def size_with(*settings: str) -> tuple[float, list[object]]:
-    """`planner size --json --set ...`: its total TCO and each workload's choice."""
+    """`planner size --json --set ...`: its total TCO and each workload's choice (the same
+    settings give the same answer, so each is run once: the base is asked for by every bar)."""
     args = ["size", "--json"] + [x for s in settings for x in ("--set", s)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
