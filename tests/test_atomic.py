@@ -11,8 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
+from planner.inputs.catalog import DEFAULT_WORKLOADS
 from planner.outputs.atomic import sweep, write_atomically
+
+ONE = "code-completion-7b"  # the shipped workload the interrupted builds size
 
 
 def _dead_pid() -> int:
@@ -26,11 +30,17 @@ def _dead_pid() -> int:
 def test_a_build_stopped_mid_write_leaves_nothing(tmp_path: Path, signum: int,
                                                   code: int) -> None:
     """The build is signalled once its temporary workbook exists; the output folder is then
-    empty as before (no .partial file, no scratch folder), and the exit says it was stopped."""
+    empty as before (no .partial file, no scratch folder), and the exit says it was stopped.
+    The default grid (seconds of writing to interrupt), one shipped workload (sizing all five
+    would only add seconds before the writing starts)."""
     out = tmp_path / "out"
     out.mkdir()
+    shipped = yaml.safe_load(DEFAULT_WORKLOADS.read_text())["workloads"]
+    workloads = tmp_path / "workloads.yaml"
+    workloads.write_text(yaml.safe_dump({"workloads": {ONE: shipped[ONE]}}))
     env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
-    build = subprocess.Popen([sys.executable, "-m", "planner", "build", "--out", str(out), "-q"],
+    build = subprocess.Popen([sys.executable, "-m", "planner", "build", "--workloads",
+                              str(workloads), "--out", str(out), "-q"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 240
     try:
