@@ -13,7 +13,13 @@ from click.testing import CliRunner
 
 from planner.build import HTML_NAME, WORKBOOK_NAME, run_build
 from planner.cli import cli
-from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_gpus, load_models
+from planner.inputs.catalog import (
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    DEFAULT_WORKLOADS,
+    load_gpus,
+    load_models,
+)
 from planner.inputs.entries import Catalog
 from planner.inputs.grid import DEFAULT_GRID
 from planner.inputs.scenario import Scenario
@@ -34,6 +40,14 @@ def write_catalog(folder: Path, section: str, entries: dict[str, dict]) -> Path:
     path = folder / f"{section}.yaml"
     path.write_text(yaml.safe_dump({section: entries}, sort_keys=False))
     return path
+
+
+def one_workload(folder: Path, workload: str) -> Path:
+    """A workloads catalog holding one shipped workload: a build or plan of the shipped
+    catalogs then sizes that one, not all five with their sensitivity (seconds each time),
+    where a test's point is not the sizing."""
+    shipped = yaml.safe_load(DEFAULT_WORKLOADS.read_text())["workloads"]
+    return write_catalog(folder, "workloads", {workload: shipped[workload]})
 
 
 def catalogs_for(folder: Path, model: dict, gpu: dict) -> tuple[Catalog, Catalog]:

@@ -11,12 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from planner.inputs.catalog import DEFAULT_WORKLOADS
 from planner.outputs.atomic import sweep, write_atomically
-
-ONE = "code-completion-7b"  # the shipped workload the interrupted builds size
+from tests.conftest import one_workload
 
 
 def _dead_pid() -> int:
@@ -35,9 +32,7 @@ def test_a_build_stopped_mid_write_leaves_nothing(tmp_path: Path, signum: int,
     would only add seconds before the writing starts)."""
     out = tmp_path / "out"
     out.mkdir()
-    shipped = yaml.safe_load(DEFAULT_WORKLOADS.read_text())["workloads"]
-    workloads = tmp_path / "workloads.yaml"
-    workloads.write_text(yaml.safe_dump({"workloads": {ONE: shipped[ONE]}}))
+    workloads = one_workload(tmp_path, "code-completion-7b")
     env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
     build = subprocess.Popen([sys.executable, "-m", "planner", "build", "--workloads",
                               str(workloads), "--out", str(out), "-q"],

@@ -34,6 +34,7 @@ from planner.outputs.workbook.layout import CONFIG_COLUMNS, LOOKUPS
 from planner.plan.calc import BlockEnv
 from planner.plan.plan import Plan, build_plan, scenario_blocks
 from planner.plan.summary import grid_prompt, headline_batch, reference_context
+from tests.conftest import one_workload
 
 DATA = Path(__file__).parent / "data"
 SMALL = (DATA / "small-models.yaml", DATA / "small-gpus.yaml", DATA / "small-grid.yaml")
@@ -73,8 +74,11 @@ def mixed_grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def plans(mixed_grid: Path) -> list[Plan]:
     """The small grid, the mixed grid, and the small grid where nothing fits (errors), built
-    once for the module: the tests read their rows, which are evaluated whenever read."""
-    return [build_plan(*SMALL), build_plan(DEFAULT_MODELS, DEFAULT_GPUS, mixed_grid),
+    once for the module: the tests read their rows, which are evaluated whenever read. The
+    mixed grid's plan sizes one shipped workload (the grid's rows do not depend on it)."""
+    one = one_workload(mixed_grid.parent, "rag-8b-long-context")
+    return [build_plan(*SMALL),
+            build_plan(DEFAULT_MODELS, DEFAULT_GPUS, mixed_grid, workloads_path=one),
             build_plan(*SMALL, {"gpu_memory_utilization": 0.02, "overhead_gib_per_gpu": 0,
                                 "bytes_per_kv_element_bf16": 0})]
 
@@ -87,7 +91,8 @@ def test_blocks_are_the_expanded_grid_in_order(plans: list[Plan]) -> None:
             == expected
         assert [r.scenario for r in plan.rows] == expected
         assert len(plan.rows) == len(expected)
-        fresh = build_plan(plan.models.path, plan.gpus.path, plan.grid.path, plan.overrides)
+        fresh = build_plan(plan.models.path, plan.gpus.path, plan.grid.path, plan.overrides,
+                           workloads_path=plan.workloads.path)
         assert fresh.grid.skipped == skipped  # counted without expanding
 
 
