@@ -11,25 +11,15 @@ from click.testing import CliRunner
 
 from planner.cli import cli
 from planner.inputs.assumptions import resolve
-from planner.inputs.catalog import (
-    DEFAULT_SERVERS,
-    DEFAULT_WORKLOADS,
-    load_gpus,
-    load_models,
-    load_servers,
-    load_workloads,
-)
-from planner.plan.sensitivity import DRIVERS, base_totals, sensitivity
-from planner.plan.sizing import size_all
+from planner.plan.plan import Plan
+from planner.plan.sensitivity import DRIVERS, base_totals
 
 
 @pytest.fixture(scope="module")
-def swings():  # type: ignore[no-untyped-def]
-    models, gpus = load_models(), load_gpus()
-    servers = load_servers(DEFAULT_SERVERS, gpus)
-    workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
-    sized = size_all(workloads, models, gpus, servers)
-    return sized, sensitivity(sized, models, gpus, servers, workloads, resolve())
+def swings(default_plan: Plan):  # type: ignore[no-untyped-def]
+    """The shipped workloads sized and their sensitivity, as the default build has them
+    (tests/conftest.py's default_plan: computed once a session)."""
+    return default_plan.sized, default_plan.swings
 
 
 @functools.cache
