@@ -20,7 +20,7 @@ from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
 from planner.inputs.grid import DEFAULT_GRID
 from planner.model.expr import Value
 from planner.model.quantities import ROW_BY_NAME
-from planner.outputs.html.report import TEMPLATE_DIR, environment
+from planner.outputs.html.report import TEMPLATE_DIR, environment, render_html
 from planner.outputs.method import readable_formula
 from planner.outputs.terminal import value_text
 from planner.plan.plan import Plan
@@ -37,8 +37,11 @@ HOSTILE_FORMULA = '=HYPERLINK("http://x","y")'
 
 
 @pytest.fixture(scope="session")
-def page(default_build: Path) -> str:
-    return (default_build / HTML_NAME).read_text(encoding="utf-8")
+def page(default_plan: Plan) -> str:
+    """The default build's HTML page, rendered from the session's default plan as `planner
+    build` renders it (without writing the 12 MB workbook beside it: the few tests that read
+    the workbook or the file take default_build, and are marked slow or by their engine)."""
+    return render_html(default_plan)
 
 
 @pytest.fixture(scope="session")
@@ -82,8 +85,9 @@ def headline_rows(page: str) -> dict[str, str]:
     return {html.unescape(key): html.unescape(body) for key, body in found}
 
 
-def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, page: str
-                                                           ) -> None:
+@pytest.mark.slow  # the default build's page against its workbook
+def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path) -> None:
+    page = (default_build / HTML_NAME).read_text(encoding="utf-8")
     shown = headline_rows(page)
     assert len(shown) >= 20
     cached = grid_rows(default_build / WORKBOOK_NAME)
@@ -97,10 +101,11 @@ def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, p
     assert checked >= 20 * len(SHOWN) // 2
 
 
-def test_every_headline_cell_is_its_quantity_in_header_order(default_build: Path,
-                                                            page: str) -> None:
+@pytest.mark.slow  # the default build's page against its workbook
+def test_every_headline_cell_is_its_quantity_in_header_order(default_build: Path) -> None:
     """Every row, every number cell, in the order of the table's header: swapping two columns
     (decode throughput and per-user speed, say) cannot pass."""
+    page = (default_build / HTML_NAME).read_text(encoding="utf-8")
     start = page.index('<table class="answers">')
     answers = page[start:page.index("</table>", start)]
     header = re.findall(r'<th scope="col"[^>]*>(.*?)(?:<br>|</th>)', answers)
@@ -679,6 +684,7 @@ def test_every_table_has_a_caption(page: str) -> None:
     assert len(re.findall(r"<table[^>]*>\s*<caption", page)) == tables
 
 
+@pytest.mark.slow  # sizes the shipped workloads (and their sensitivity) again
 def test_a_workload_that_cannot_be_met_says_why_and_is_left_out(tmp_path: Path) -> None:
     """A workload whose ITL target no GPU meets: its card says "cannot be met: <reason>", the
     first screen warns, and the order and every total leave it out, as `planner size` does."""
@@ -710,6 +716,7 @@ def test_a_workload_that_cannot_be_met_says_why_and_is_left_out(tmp_path: Path) 
     assert "4 of 5 workloads" in decision
 
 
+@pytest.mark.slow  # sizes the shipped workloads (and their sensitivity) twice more
 def test_the_verdict_leads_with_what_wins() -> None:
     """Cheap power and a long life make owning win: the first screen leads with the order and
     says buy; a middle case says which workloads to rent and which to buy."""

@@ -52,6 +52,7 @@ def test_every_driver_is_ranked_by_swing(swings) -> None:
     assert spans == sorted(spans, reverse=True)
 
 
+@pytest.mark.slow  # `planner size --set` sizes every shipped workload at the low and the high
 @pytest.mark.parametrize("name", ["electricity_usd_per_kwh", "pue", "discount_rate"])
 def test_a_bar_is_the_total_with_that_input_moved(swings, name: str) -> None:
     """A bar is the budget's own configurations with one input moved. A finance input can
@@ -79,6 +80,7 @@ def test_server_prices_move_capex_in_proportion(swings) -> None:
     assert swing.high["tco_usd"] - swing.low["tco_usd"] == pytest.approx(capex * (1.3 - 0.8))
 
 
+@pytest.mark.slow  # `planner size --set` sizes every shipped workload with the changes
 def test_a_scenario_total_is_the_plan_with_its_changes(swings) -> None:
     from planner.plan.scenarios import load_scenarios, scenario_totals
 

@@ -501,6 +501,7 @@ def named_values(path: Path, names: list[str]) -> dict[str, object]:
     return {n: cells[s.strip("'")].get(c) for n, (s, c) in refs.items()}
 
 
+@pytest.mark.slow  # the default build's workbook (every shipped workload sized)
 def test_budget_order_list_and_decision_are_planner_size(default_workbook, sized_json) -> None:
     """Per workload, read from the built workbook's cached values: extended price = quantity ×
     unit price, and each line of the order list, GPUs and decision equals planner size --json."""
@@ -716,6 +717,7 @@ def _column_widths(path: Path) -> dict[str, dict[int, float]]:
     return out
 
 
+@pytest.mark.slow  # reads every cell of the default workbook
 def test_no_number_shows_as_hashes(default_workbook) -> None:
     """Every number of the default workbook fits its column at its number format (the width
     of what the format shows for the cached value; General shrinks to fit)."""
