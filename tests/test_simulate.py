@@ -326,6 +326,7 @@ def pairs() -> dict[str, FleetEnv]:
             if s.choice is not None and s.choice.candidate.layout == "disaggregated"}
 
 
+@pytest.mark.slow  # sizes every shipped workload again, then 100,000 requests at 95 %
 @pytest.mark.parametrize("utilisation", [None, *UTILISATIONS])
 def test_a_disaggregated_pair_agrees_with_its_closed_forms(pairs, utilisation) -> None:  # type: ignore[no-untyped-def]
     assert pairs, "the shipped workloads include a disaggregated choice"
