@@ -1,7 +1,9 @@
 """The test tiers: tests that run a spreadsheet engine or a browser carry its mark
-(``libreoffice``, ``gnumeric``, ``chromium``), and each of those implies ``engines``, so
-``pytest -m "not engines"`` is the fast tier. A test that calls an engine without its mark fails
-with a message naming the mark, so the fast tier cannot quietly start running engines."""
+(``libreoffice``, ``gnumeric``, ``chromium``), and each of those implies ``engines``; tests that
+need the whole default build or size every shipped workload again are marked ``slow``. So
+``pytest -m "not engines and not slow"`` is the fast tier, and the whole suite (no ``-m``) runs
+everything. A test that calls an engine without its mark fails with a message naming the mark,
+so the fast tier cannot quietly start running engines."""
 
 from __future__ import annotations
 
@@ -22,5 +24,5 @@ def require_marked(engine: str) -> None:
     """Fail the running test unless it carries the engine's mark."""
     if running and running[-1].get_closest_marker(engine) is None:
         pytest.fail(f"{running[-1].nodeid} runs {engine} but is not marked "
-                    f"@pytest.mark.{engine}; mark it so the fast tier (-m 'not engines') "
-                    "leaves it out")
+                    f"@pytest.mark.{engine}; mark it so the fast tier "
+                    "(-m 'not engines and not slow') leaves it out")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from planner.outputs.atomic import sweep, write_atomically
+from tests.conftest import one_workload
 
 
 def _dead_pid() -> int:
@@ -26,11 +27,15 @@ def _dead_pid() -> int:
 def test_a_build_stopped_mid_write_leaves_nothing(tmp_path: Path, signum: int,
                                                   code: int) -> None:
     """The build is signalled once its temporary workbook exists; the output folder is then
-    empty as before (no .partial file, no scratch folder), and the exit says it was stopped."""
+    empty as before (no .partial file, no scratch folder), and the exit says it was stopped.
+    The default grid (seconds of writing to interrupt), one shipped workload (sizing all five
+    would only add seconds before the writing starts)."""
     out = tmp_path / "out"
     out.mkdir()
+    workloads = one_workload(tmp_path, "code-completion-7b")
     env = {k: v for k, v in os.environ.items() if k != "PLANNER_DEBUG"}
-    build = subprocess.Popen([sys.executable, "-m", "planner", "build", "--out", str(out), "-q"],
+    build = subprocess.Popen([sys.executable, "-m", "planner", "build", "--workloads",
+                              str(workloads), "--out", str(out), "-q"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 240
     try:

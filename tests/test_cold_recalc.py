@@ -96,6 +96,7 @@ def compare_sheets(expected: Path, actual: Path, sheets: tuple[str, ...],
 
 # --- the formulas: left to right, short enough to read --------------------------------------
 
+@pytest.mark.slow  # reads every formula of the default workbook
 def test_every_row_computes_left_to_right(default_workbook: Path) -> None:
     """No formula reads a cell to its right in its own row: a row computes in reading order,
     and LibreOffice's threaded formula groups have no circle to imagine (module docstring)."""
@@ -112,6 +113,7 @@ def _letter(column: int) -> str:
     return get_column_letter(column)
 
 
+@pytest.mark.slow  # reads every formula of the default workbook
 def test_no_formula_is_longer_than_a_reader_can_follow(default_workbook: Path) -> None:
     lengths = sorted(((len(text) + 1, f"{sheet}!{column}{row}")
                       for sheet, column, row, text in formulas(default_workbook)), reverse=True)

@@ -105,8 +105,9 @@ def _refresh_module():  # type: ignore[no-untyped-def]
 EXAMPLES = _refresh_module()
 SHOWN = [e for e in EXAMPLES.examples() if e.with_output]
 BARE = [e for e in EXAMPLES.examples() if not e.with_output]
-# The diff round trip builds a workbook and diffs it against a rebuild: about two minutes.
-SLOW = ("edited.xlsx", "plans/q3/")
+# Marked slow (whole suite only): the diff round trip builds a workbook and diffs it against a
+# rebuild, about two minutes; `--out plans/` is a build of the whole default grid.
+SLOW = ("edited.xlsx", "plans/q3/", "--out plans/")
 
 
 @pytest.fixture(scope="module")

@@ -20,9 +20,10 @@ from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS, load_models
 from planner.inputs.grid import DEFAULT_GRID
 from planner.model.expr import Value
 from planner.model.quantities import ROW_BY_NAME
-from planner.outputs.html.report import TEMPLATE_DIR, environment
+from planner.outputs.html.report import TEMPLATE_DIR, environment, render_html
 from planner.outputs.method import readable_formula
 from planner.outputs.terminal import value_text
+from planner.plan.plan import Plan
 from tests.engines import require_marked
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -36,23 +37,21 @@ HOSTILE_FORMULA = '=HYPERLINK("http://x","y")'
 
 
 @pytest.fixture(scope="session")
-def default_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("default-build")
-    result = run_build(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID, out, {}, None)
-    assert result["files"] == [str(out / WORKBOOK_NAME), str(out / HTML_NAME)]
-    return out
-
-
-@pytest.fixture(scope="session")
-def page(default_build: Path) -> str:
-    return (default_build / HTML_NAME).read_text(encoding="utf-8")
+def page(default_plan: Plan) -> str:
+    """The default build's HTML page, rendered from the session's default plan as `planner
+    build` renders it (without writing the 12 MB workbook beside it: the few tests that read
+    the workbook or the file take default_build, and are marked slow or by their engine)."""
+    return render_html(default_plan)
 
 
 @pytest.fixture(scope="session")
 def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A two-model build whose catalog sources are markup and a spreadsheet formula."""
+    """A two-model build whose catalog sources are markup and a spreadsheet formula. The
+    catalog holds just the grid's two models, so only the shipped workload on one of them is
+    sized (seconds less than all five)."""
     folder = tmp_path_factory.mktemp("hostile")
     catalog = yaml.safe_load(DEFAULT_MODELS.read_text())
+    catalog["models"] = {m: catalog["models"][m] for m in ("llama-3.1-8b", "llama-3.2-1b")}
     catalog["models"]["llama-3.1-8b"]["source"] = HOSTILE_SCRIPT
     catalog["models"]["llama-3.2-1b"]["source"] = HOSTILE_FORMULA
     models = folder / "models.yaml"
@@ -86,8 +85,9 @@ def headline_rows(page: str) -> dict[str, str]:
     return {html.unescape(key): html.unescape(body) for key, body in found}
 
 
-def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, page: str
-                                                           ) -> None:
+@pytest.mark.slow  # the default build's page against its workbook
+def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path) -> None:
+    page = (default_build / HTML_NAME).read_text(encoding="utf-8")
     shown = headline_rows(page)
     assert len(shown) >= 20
     cached = grid_rows(default_build / WORKBOOK_NAME)
@@ -101,10 +101,11 @@ def test_headline_numbers_are_the_workbooks_cached_values(default_build: Path, p
     assert checked >= 20 * len(SHOWN) // 2
 
 
-def test_every_headline_cell_is_its_quantity_in_header_order(default_build: Path,
-                                                            page: str) -> None:
+@pytest.mark.slow  # the default build's page against its workbook
+def test_every_headline_cell_is_its_quantity_in_header_order(default_build: Path) -> None:
     """Every row, every number cell, in the order of the table's header: swapping two columns
     (decode throughput and per-user speed, say) cannot pass."""
+    page = (default_build / HTML_NAME).read_text(encoding="utf-8")
     start = page.index('<table class="answers">')
     answers = page[start:page.index("</table>", start)]
     header = re.findall(r'<th scope="col"[^>]*>(.*?)(?:<br>|</th>)', answers)
@@ -308,18 +309,6 @@ def test_chromium_console_check_catches_errors(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def sized_json() -> dict:
-    """What `planner size --json` prints for the shipped catalogs."""
-    import json
-
-    from click.testing import CliRunner
-
-    from planner.cli import cli
-
-    return json.loads(CliRunner().invoke(cli, ["size", "--json"]).output)
-
-
-@pytest.fixture(scope="session")
 def sized_text() -> str:
     """What `planner size` prints for the shipped catalogs."""
     from click.testing import CliRunner
@@ -476,13 +465,12 @@ def test_counts_read_in_plain_words(page: str) -> None:
                      text)
 
 
-def test_cost_chart_agrees_with_the_answers(page: str) -> None:
+def test_cost_chart_agrees_with_the_answers(page: str, default_plan: Plan) -> None:
     """The cost chart's cheapest is the Answers table's answer for the view's model at the
     same context (full-quality formats only), and says it is a rented cost at that context."""
     from planner.outputs.html.charts import cost_chart
-    from planner.plan.plan import build_plan
 
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    plan = default_plan
     chart = cost_chart(plan)
     cheapest = re.search(r'<g class="bar">.*?font-weight="bold"[^>]*>([^<]+)</text>', chart.svg)
     assert cheapest
@@ -498,15 +486,14 @@ def test_cost_chart_agrees_with_the_answers(page: str) -> None:
     assert "INT4" not in cheapest.group(1)
 
 
-def test_cost_chart_bars_are_the_cheapest_in_policy_over_every_row() -> None:
+def test_cost_chart_bars_are_the_cheapest_in_policy_over_every_row(default_plan: Plan) -> None:
     """Each bar of the cost chart is its GPU × TP's cheapest fitting row in the precision
     policy, found again over every row of the grid."""
     from planner.outputs.html import selection as sel
     from planner.outputs.html.charts import policy_cheapest
-    from planner.plan.plan import build_plan
     from planner.plan.summary import headline_batch, reference_context
 
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    plan = default_plan
     context, batch = reference_context(plan.grid, plan.view), headline_batch(plan.grid)
     rows = [e for e in plan.rows if e.scenario.model == plan.view.model
             and e.scenario.context == context and e.scenario.batch == batch
@@ -548,13 +535,13 @@ def test_old_prices_are_flagged(page: str) -> None:
         assert bool(flag) == (months_old(date, dt.date.today()) > 12), date
 
 
-def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch,
+                                                default_plan: Plan) -> None:
     """The same plan rendered in 2040: every catalog price is then more than 12 months old, so
     each budget card flags its server price."""
     import datetime as dt
 
     import planner.outputs.html.budget as html_budget
-    from planner.plan.plan import build_plan
 
     class Later(dt.date):
         @classmethod
@@ -562,8 +549,7 @@ def test_a_price_grows_old_and_the_page_flags_it(monkeypatch: pytest.MonkeyPatch
             return cls(2040, 1, 1)
 
     monkeypatch.setattr(html_budget.dt, "date", Later)
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
-    context = html_budget.budget_context(plan)
+    context = html_budget.budget_context(default_plan)
     cards = context["budget"]
     assert cards and all(c.server_price.stale for c in cards)  # type: ignore[attr-defined]
     text = environment().get_template("_budget.html.j2").render(**context)
@@ -583,12 +569,11 @@ def test_own_catalogs_without_a_grid_use_every_entry(tmp_path) -> None:
     assert page.count("<svg") >= 5
 
 
-def test_concurrency_chart_marks_only_what_does_not_fit() -> None:
+def test_concurrency_chart_marks_only_what_does_not_fit(default_plan: Plan) -> None:
     """Each marker of the "does not fit" series is a batch above the sequences that fit."""
     from planner.outputs.html.charts import _fit_split
-    from planner.plan.plan import build_plan
 
-    plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+    plan = default_plan
     base = plan.view.scenario()
     envs = [plan.row_env(base.__class__(**{**base.__dict__, "batch": b}))
             for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)]
@@ -699,6 +684,7 @@ def test_every_table_has_a_caption(page: str) -> None:
     assert len(re.findall(r"<table[^>]*>\s*<caption", page)) == tables
 
 
+@pytest.mark.slow  # sizes the shipped workloads (and their sensitivity) again
 def test_a_workload_that_cannot_be_met_says_why_and_is_left_out(tmp_path: Path) -> None:
     """A workload whose ITL target no GPU meets: its card says "cannot be met: <reason>", the
     first screen warns, and the order and every total leave it out, as `planner size` does."""
@@ -730,6 +716,7 @@ def test_a_workload_that_cannot_be_met_says_why_and_is_left_out(tmp_path: Path) 
     assert "4 of 5 workloads" in decision
 
 
+@pytest.mark.slow  # sizes the shipped workloads (and their sensitivity) twice more
 def test_the_verdict_leads_with_what_wins() -> None:
     """Cheap power and a long life make owning win: the first screen leads with the order and
     says buy; a middle case says which workloads to rent and which to buy."""

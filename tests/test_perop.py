@@ -44,6 +44,7 @@ def _table(gpu: str, engine: str) -> dict:
 
 # -- the shipped tables are what the package gives -------------------------------------------
 
+@pytest.mark.slow  # regenerates all 27 shipped tables from the package's parquet files
 def test_shipped_tables_are_reproduced_from_the_package() -> None:
     """tools/pertables.py, run on the pinned aiconfigurator-core, writes catalogs/perop.yaml
     byte for byte, from parquet files whose sha256 the YAML records."""

@@ -3,6 +3,7 @@ low or high value, the same figure `planner size --set` gives."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -10,29 +11,21 @@ from click.testing import CliRunner
 
 from planner.cli import cli
 from planner.inputs.assumptions import resolve
-from planner.inputs.catalog import (
-    DEFAULT_SERVERS,
-    DEFAULT_WORKLOADS,
-    load_gpus,
-    load_models,
-    load_servers,
-    load_workloads,
-)
-from planner.plan.sensitivity import DRIVERS, base_totals, sensitivity
-from planner.plan.sizing import size_all
+from planner.plan.plan import Plan
+from planner.plan.sensitivity import DRIVERS, base_totals
 
 
 @pytest.fixture(scope="module")
-def swings():  # type: ignore[no-untyped-def]
-    models, gpus = load_models(), load_gpus()
-    servers = load_servers(DEFAULT_SERVERS, gpus)
-    workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
-    sized = size_all(workloads, models, gpus, servers)
-    return sized, sensitivity(sized, models, gpus, servers, workloads, resolve())
+def swings(default_plan: Plan):  # type: ignore[no-untyped-def]
+    """The shipped workloads sized and their sensitivity, as the default build has them
+    (tests/conftest.py's default_plan: computed once a session)."""
+    return default_plan.sized, default_plan.swings
 
 
+@functools.cache
 def size_with(*settings: str) -> tuple[float, list[object]]:
-    """`planner size --json --set ...`: its total TCO and each workload's choice."""
+    """`planner size --json --set ...`: its total TCO and each workload's choice (the same
+    settings give the same answer, so each is run once: the base is asked for by every bar)."""
     args = ["size", "--json"] + [x for s in settings for x in ("--set", s)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
@@ -59,6 +52,7 @@ def test_every_driver_is_ranked_by_swing(swings) -> None:
     assert spans == sorted(spans, reverse=True)
 
 
+@pytest.mark.slow  # `planner size --set` sizes every shipped workload at the low and the high
 @pytest.mark.parametrize("name", ["electricity_usd_per_kwh", "pue", "discount_rate"])
 def test_a_bar_is_the_total_with_that_input_moved(swings, name: str) -> None:
     """A bar is the budget's own configurations with one input moved. A finance input can
@@ -86,6 +80,7 @@ def test_server_prices_move_capex_in_proportion(swings) -> None:
     assert swing.high["tco_usd"] - swing.low["tco_usd"] == pytest.approx(capex * (1.3 - 0.8))
 
 
+@pytest.mark.slow  # `planner size --set` sizes every shipped workload with the changes
 def test_a_scenario_total_is_the_plan_with_its_changes(swings) -> None:
     from planner.plan.scenarios import load_scenarios, scenario_totals
 

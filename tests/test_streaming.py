@@ -12,7 +12,7 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 from planner.inputs.catalog import DEFAULT_GPUS, DEFAULT_MODELS
-from planner.inputs.grid import DEFAULT_GRID, expand
+from planner.inputs.grid import expand
 from planner.model.columns import Same, compare_fast, int_fast
 from planner.model.expr import XlError
 from planner.model.quantities import ROW_QUANTITIES
@@ -34,6 +34,7 @@ from planner.outputs.workbook.layout import CONFIG_COLUMNS, LOOKUPS
 from planner.plan.calc import BlockEnv
 from planner.plan.plan import Plan, build_plan, scenario_blocks
 from planner.plan.summary import grid_prompt, headline_batch, reference_context
+from tests.conftest import one_workload
 
 DATA = Path(__file__).parent / "data"
 SMALL = (DATA / "small-models.yaml", DATA / "small-gpus.yaml", DATA / "small-grid.yaml")
@@ -70,21 +71,28 @@ def mixed_grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
 def plans(mixed_grid: Path) -> list[Plan]:
-    return [build_plan(*SMALL), build_plan(DEFAULT_MODELS, DEFAULT_GPUS, mixed_grid),
+    """The small grid, the mixed grid, and the small grid where nothing fits (errors), built
+    once for the module: the tests read their rows, which are evaluated whenever read. The
+    mixed grid's plan sizes one shipped workload (the grid's rows do not depend on it)."""
+    one = one_workload(mixed_grid.parent, "rag-8b-long-context")
+    return [build_plan(*SMALL),
+            build_plan(DEFAULT_MODELS, DEFAULT_GPUS, mixed_grid, workloads_path=one),
             build_plan(*SMALL, {"gpu_memory_utilization": 0.02, "overhead_gib_per_gpu": 0,
                                 "bytes_per_kv_element_bf16": 0})]
 
 
-def test_blocks_are_the_expanded_grid_in_order(mixed_grid: Path) -> None:
-    for plan in plans(mixed_grid):
+def test_blocks_are_the_expanded_grid_in_order(plans: list[Plan]) -> None:
+    for plan in plans:
         expected = list(expand(plan.grid, plan.models, plan.gpus))
         skipped = dict(plan.grid.skipped)
         assert [s for b in scenario_blocks(plan.grid, plan.models, plan.gpus, 7) for s in b] \
             == expected
         assert [r.scenario for r in plan.rows] == expected
         assert len(plan.rows) == len(expected)
-        fresh = build_plan(plan.models.path, plan.gpus.path, plan.grid.path, plan.overrides)
+        fresh = build_plan(plan.models.path, plan.gpus.path, plan.grid.path, plan.overrides,
+                           workloads_path=plan.workloads.path)
         assert fresh.grid.skipped == skipped  # counted without expanding
 
 
@@ -93,14 +101,16 @@ def same_value(a: object, b: object) -> bool:
     return type(a) is type(b) and repr(a) == repr(b)
 
 
-@pytest.mark.parametrize("which", ["default", "mixed", "errors"])
-def test_columns_equal_row_by_row_evaluation(which: str, mixed_grid: Path) -> None:
+@pytest.mark.parametrize("which", [  # default: every quantity of the 6,498 default rows
+    pytest.param("default", marks=pytest.mark.slow), "mixed", "errors"])
+def test_columns_equal_row_by_row_evaluation(which: str, plans: list[Plan],
+                                             default_plan: Plan) -> None:
     """Every value of every row, evaluated by blocks, equals RowEnv's exactly (value and type),
     including spreadsheet errors and text."""
     if which == "default":
-        plan = build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)
+        plan = default_plan
     else:
-        plan = plans(mixed_grid)[1 if which == "mixed" else 2]
+        plan = plans[1 if which == "mixed" else 2]
     rows = errors = 0
     for block in plan.rows.blocks():
         for i, s in enumerate(block.scenarios):
@@ -252,8 +262,9 @@ def cost_bars_over_rows(plan: Plan, rows: list) -> tuple[list, int]:
             len({(e.scenario.gpu, e.scenario.tp) for e in found}))
 
 
-def test_html_selections_equal_those_over_every_row(mixed_grid: Path) -> None:
-    for plan in [*plans(mixed_grid), build_plan(DEFAULT_MODELS, DEFAULT_GPUS, DEFAULT_GRID)]:
+def test_html_selections_equal_those_over_every_row(plans: list[Plan],
+                                                    default_plan: Plan) -> None:
+    for plan in [*plans, default_plan]:
         rows = list(plan.rows)  # every row kept, as before streaming
         for model in plan.grid.axes["models"]:
             ref = sel.reference_row(plan, model)
@@ -318,8 +329,8 @@ def grid_part(plan: Plan, folder: Path, streamed: bool) -> bytes:
         return z.read(sheet_parts(z)["Grid"])
 
 
-def test_streamed_grid_is_what_openpyxl_writes(tmp_path: Path, mixed_grid: Path) -> None:
-    for i, plan in enumerate(plans(mixed_grid)):
+def test_streamed_grid_is_what_openpyxl_writes(tmp_path: Path, plans: list[Plan]) -> None:
+    for i, plan in enumerate(plans):
         streamed = grid_part(plan, tmp_path / f"s{i}", True)
         assert streamed == grid_part(plan, tmp_path / f"o{i}", False)
         assert streamed.count(b"<row ") == len(plan.rows) + 1

@@ -253,7 +253,10 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     batching up to the plan's batch per replica; prompts processed in prefill steps of the
     engine's token budget, mixed into decode steps (vLLM, TensorRT-LLM) or as passes of their
     own that stall decoding (SGLang, --set engine=sglang). Step times come from the plan's own
-    quantities. A check on the closed forms: nothing here feeds the workbook.
+    quantities. A disaggregated plan runs one replica of each pool: a prefill replica serving
+    prompts first come first served (TTFT = its wait + prefill + KV transfer) and a decode
+    replica whose steps carry no prompt (ITL). A check on the closed forms: nothing here
+    feeds the workbook.
 
     \b
     Examples:
@@ -268,7 +271,8 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     from planner.inputs.overrides import apply
     from planner.inputs.workloads import adhoc_workloads
     from planner.outputs.terminal import simulate_report
-    from planner.plan.simulate import check_run, simulate_replica, simulation_json
+    from planner.plan.simulate import check_run, simulation_json
+    from planner.plan.simulate_pair import simulate_row
     from planner.plan.sizing import size_all
 
     check_run(requests, utilisation)
@@ -295,9 +299,10 @@ def simulate(name: str | None, workloads_path: Path, servers_path: Path, models_
     if not sized.met:
         click.echo(f"Note: no candidate meets {sized.workload.id}'s targets ({sized.cannot_meet});"
                    " simulating the closest.", err=True)
-    assert sized.choice is not None
+    env = sized.choice
+    assert env is not None
     progress = None if as_json else partial(report, unit="requests")
-    run = simulate_replica(sized.choice, requests, seed, utilisation, progress)
+    run = simulate_row(env, requests, seed, utilisation, progress)
     if as_json:
         click.echo(json.dumps(simulation_json(run), indent=2))
     else:

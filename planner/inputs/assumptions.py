@@ -298,6 +298,33 @@ ASSUMPTIONS: dict[str, Assumption] = {
             group="speed",
         ),
         Assumption(
+            "expert_load_imbalance", "Busiest expert-parallel rank ÷ mean rank", "ratio", 1.2,
+            "under expert parallelism every MoE layer waits for the rank whose experts drew the "
+            "most tokens; routers never balance a live batch exactly (DeepSeek's EPLB duplicates "
+            "hot experts because of it, and SGLang's LPLB still gains up to 7% throughput on top "
+            "of EPLB by trimming the busiest rank); 1.2 is a judgement for EP within one server "
+            "with EPLB on, applied to the routed experts' compute and the all-to-all",
+            "deepseek-ai/EPLB README; SGLang Waterfill/LPLB blog (2026); "
+            "docs/assumption-evidence.md §7 [?]", minimum=1.0, maximum=10.0, group="speed",
+        ),
+        Assumption(
+            "rdma_gb_s_fallback", "RDMA bandwidth per GPU where the server has none", "GB/s",
+            50.0,
+            "HGX/DGX H100, H200 and B200 servers pair each GPU with a 400 Gb/s ConnectX-7 NIC "
+            "(50 GB/s); DeepEP measures CX7 400 Gb/s at about 50 GB/s; used for the KV "
+            "transfer of disaggregated serving where the server gives no rdma_gb_s",
+            "latency-facts §4 [L29]; NVIDIA DGX H100/B200 user guides", minimum=0.1,
+            maximum=10000.0, group="speed",
+        ),
+        Assumption(
+            "kv_transfer_efficiency", "Achieved share of RDMA bandwidth moving KV", "fraction",
+            0.87,
+            "Mooncake's transfer engine moves 40 GB of KV at 87 GB/s over 4 × 200 Gb/s RoCE "
+            "(100 GB/s line rate): 0.87; vLLM's NIXL connector measured far less (4.3 GB/s "
+            "aggregate) before its fixes, so a slow stack is a --set away",
+            "latency-facts §5 [L43] [L44]", minimum=0.01, maximum=1.0, group="speed",
+        ),
+        Assumption(
             "pcie_gb_s", "Effective all-reduce bandwidth over PCIe", "GB/s", 25.0,
             "PCIe Gen4/Gen5 x16 carries 32/64 GB/s per direction; ring all-reduce over host "
             "bridges reaches about 25 GB/s; used for GPUs without scale_up_gb_s",

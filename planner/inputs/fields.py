@@ -231,6 +231,10 @@ SERVER_FIELDS: dict[str, FieldSpec] = {
                     choices=FABRICS),
     "network_usd_per_server": _num("that network's cost per server, USD: switch share and "
                                    "cables (the NICs are in price_usd)", allow_zero=True),
+    "rdma_gb_s": _num("scale-out RDMA bandwidth per GPU, GB/s (one 400 Gb/s ConnectX-7 per "
+                      "GPU: 50): what moves a prompt's KV cache from a prefill to a decode "
+                      "replica in disaggregated serving; absent: the rdma_gb_s_fallback "
+                      "assumption"),
     "lead_time_weeks": _num("weeks from order to delivery; absent: the lead_time_weeks "
                             "assumption (which may be 0: in stock)"),
     "source": _text("where price, power, size, support and network come from", True),

@@ -36,8 +36,20 @@ class Engine:
     non_torch_gib: float  # memory outside the framework's allocator per GPU at TP 1
     mixes_prefill: int  # 1: prompt chunks ride in decode steps; 0: prefill runs as its own step
     source: str
+    # Serving layouts the engine runs (planner.model.layouts): data the candidate search reads.
+    layouts: tuple[str, ...] = ("tp",)
 
 
+ALL_LAYOUTS = ("tp", "tp+ep", "dp-attention", "disaggregated")
+LAYOUT_FLAGS = {  # how each engine turns a layout on: the docs and the HTML cite these
+    "vllm": "tp+ep: --enable-expert-parallel; dp-attention: --data-parallel-size N "
+            "--enable-expert-parallel (attention replicated per DP rank); disaggregated: "
+            "--kv-transfer-config NixlConnector",
+    "sglang": "tp+ep: --ep-size N; dp-attention: --enable-dp-attention --dp-size N --ep-size N; "
+              "disaggregated: --disaggregation-mode prefill|decode (Mooncake or NIXL)",
+    "trtllm": "tp+ep: moe_expert_parallel_size; dp-attention: enable_attention_dp with "
+              "moe_expert_parallel_size; disaggregated: trtllm-serve disaggregated",
+}
 
 
 ENGINES: dict[str, Engine] = {
@@ -48,13 +60,14 @@ ENGINES: dict[str, Engine] = {
                "vLLM V1 gpu_worker.determine_available_memory: kv = total × gmu − (weights + "
                "activation peak + non-torch); defaults from engine/arg_utils.py (`vllm serve`: "
                "1024 seqs / 8192 batched tokens on GPUs with ≥ 70 GiB, else 256 / 2048); "
-               "hybrid KV manager sizes sliding groups to window − 1 + max_num_batched_tokens"),
+               "hybrid KV manager sizes sliding groups to window − 1 + max_num_batched_tokens",
+               ALL_LAYOUTS),
         Engine("sglang", "SGLang", "mem_fraction_static", 0, 1, 1, 0, 1, 0, 0,
                1024, 256, 8192, 2048, 20.0, 0.25, 0,
                "SGLang model_runner.profile_max_num_token: pool = free after weights − free "
                "before weights × (1 − mem_fraction_static); no activation profile run; "
                "prefill runs as a pass of its own (server_args enable_mixed_chunk: bool = "
-               "False)"),
+               "False)", ALL_LAYOUTS),
         Engine("trtllm", "TensorRT-LLM", "kv_cache_free_gpu_mem_fraction", 1, 1, 1, 1, 1, 0, 0,
                2048, 2048, 8192, 8192, 10.0, 2.5, 1,
                "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction: a fraction of the memory "
@@ -63,7 +76,7 @@ ENGINES: dict[str, Engine] = {
                "running sequence a step, half of vLLM's 20 (NVIDIA's H100 Llama-3.1-8B FP8 "
                "128/128 run at 2,048 sequences leaves under 5 µs after its GEMMs; B200 and TP 8 "
                "runs saturate earlier; docs/accuracy.md); about 2.5 GiB outside torch per GPU "
-               "(its H200 PyTorch-backend log: non-torch 2.55 GiB after loading)"),
+               "(its H200 PyTorch-backend log: non-torch 2.55 GiB after loading)", ALL_LAYOUTS),
         Engine("none", "No engine (the model's own need)", "gpu_memory_utilization", 0, 0, 0, 0,
                0, 0, 0, 1024, 256, 8192, 2048, 0.0, 0.0, 1,
                "SPEC's arithmetic: memory × gpu_memory_utilization − overhead_gib_per_gpu − "

@@ -21,6 +21,7 @@ from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
 from planner.model.fleet_refs import cloud, measured, srv, w
 from planner.model.latency import LATENCY_AT_LOAD, LATENCY_LIMITS
+from planner.model.layouts import DISAGG, POOL_QUANTITIES, STEP_QUANTITIES
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.model.quantity import Quantity, a, e, m, q, v
 from planner.model.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
@@ -62,32 +63,34 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("compute_achieved", "Achieved FLOP/s per GPU", "FLOP/s",
              q("peak_flops_per_gpu") * q("compute_efficiency_used"),
              "peak FLOP/s × compute efficiency", display="rate"),
+    *STEP_QUANTITIES,
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
              q("allreduce_traffic_seconds_per_sequence")
-             + (q("prefill_interleaved_seconds")
-                + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O
+             + IF(DISAGG, 0, (q("prefill_interleaved_seconds")
+                              + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O)
              + q("step_seconds_per_running_sequence")
-             + q("serving_attention_seconds_per_sequence"),
+             + q("serving_attention_seconds_per_sequence") + q("layout_seconds_per_sequence"),
              "all-reduce traffic per sequence + its prefill spread over its output tokens (with "
              "a prefill pass's fixed cost where the engine runs prefill apart: an upper bound, "
-             "so the batch is never overstated) + engine time per sequence + its attention",
+             "so the batch is never overstated; none in a disaggregated decode pool) + engine "
+             "time per sequence + its attention + what the layout adds (planner.model.layouts)",
              display="seconds"),
     Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
              "sequences",
-             (q("itl_budget_model") - q("step_fixed_seconds") - q("weights_read_seconds"))
+             (q("itl_budget_model") - q("layout_step_fixed_seconds") - q("weights_read_seconds"))
              / q("step_seconds_per_sequence"),
              "(ITL budget − fixed − weights / TP / bandwidth) / per-sequence time"),
     Quantity("batch_memory_routed", "Batch at the ITL target (memory, routed experts)",
              "sequences",
              IF(m("experts") > 0,
-                (q("itl_budget_model") - q("step_fixed_seconds")
+                (q("itl_budget_model") - q("layout_step_fixed_seconds")
                  - (q("weight_bytes") - q("expert_weight_bytes")) / _tp / q("bandwidth_achieved"))
                 / (q("expert_weight_bytes") * m("num_experts_per_tok") / m("experts") / _tp
                    / q("bandwidth_achieved") + q("step_seconds_per_sequence")), 0),
              "MoE: each sequence reads at most its top-k experts; a bound that never "
              "overstates the batch"),
     Quantity("batch_compute", "Batch at the ITL target (compute)", "sequences",
-             (q("itl_budget_model") - q("step_fixed_seconds"))
+             (q("itl_budget_model") - q("layout_step_fixed_seconds"))
              / (q("serving_flops_per_sequence") / _tp / q("compute_achieved")
                 + q("step_seconds_per_sequence")),
              "(ITL budget − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
@@ -97,13 +100,17 @@ FLEET_QUANTITIES: list[Quantity] = [
                      q("batch_compute"))),
              "whole sequences under both the memory and the compute piece", kind="int"),
     Quantity("batch_chosen", "Batch per replica", "sequences",
-             MAX(1, MIN(q("batch_for_itl"), q("max_sequences"), q("max_num_seqs_effective"))),
+             MAX(1, MIN(q("batch_for_itl"), q("layout_max_sequences"),
+                        q("layout_max_num_seqs"))),
              "the ITL batch capped by the sequences of prompt + output that fit and the "
              "engine's max_num_seqs (at least 1)", kind="int"),
     Quantity("itl_seconds", "Inter-token latency, mean", "s",
-             q("tpot_seconds") * q("speed_ratio_applied"),
-             "time per output token at the chosen batch (prefill spread over the decode steps) "
-             "× measured speed error", display="seconds"),
+             (q("tpot_seconds") + q("layout_step_delta_seconds")
+              - IF(AND(DISAGG, _O > 0), q("prefill_per_step_seconds"), 0))
+             * q("speed_ratio_applied"),
+             "time per output token at the chosen batch (prefill spread over the decode steps, "
+             "none in a disaggregated decode pool) + what the layout adds × measured speed "
+             "error", display="seconds"),
     Quantity("requests_per_second_per_replica", "Requests per replica", "requests/s",
              q("batch_chosen") / (_O * q("itl_seconds")),
              "batch / (output tokens × mean inter-token latency) (Little's law)"),
@@ -116,27 +123,29 @@ FLEET_QUANTITIES: list[Quantity] = [
              MAX(1, q("replicas_for_rate"), q("replicas_for_ttft"), q("replicas_for_itl_tail")),
              "the most of the three, at least one", kind="int"),
     Quantity("replicas", "Replicas (spares included)", "replicas",
-             q("serving_replicas") + w("spare_replicas"), "serving replicas + spares",
+             q("layout_serving_replicas") + w("spare_replicas"), "serving replicas + spares",
              kind="int"),
     Quantity("capacity_requests_per_second", "Served capacity", "requests/s",
-             q("serving_replicas") * q("requests_per_second_per_replica"),
+             IF(DISAGG, q("decode_replicas"), q("serving_replicas"))
+             * q("requests_per_second_per_replica"),
              "serving replicas × requests per replica (spares not counted)"),
     Quantity("arrivals_per_replica", "Peak arrivals per serving replica", "requests/s",
              q("rate_requests_per_second") / q("serving_replicas"),
              "peak rate / serving replicas"),
     *LATENCY_AT_LOAD,
+    *POOL_QUANTITIES,
     Quantity("fits_workload", "A sequence of prompt + output fits", "",
              AND(q("max_sequences") >= 1, q("context_supported")),
              "at least one sequence of prompt + output tokens fits, within the model's context "
              "limit", kind="bool"),
     Quantity("meets_itl", "Meets the ITL target", "",
              AND(q("batch_for_itl") >= 1, q("itl_seconds") <= w("itl_s"),
-                 q("itl_percentile_seconds") <= w("itl_s")),
+                 q("layout_itl_percentile_seconds") <= w("itl_s")),
              "batch 1 or more meets the target, and the mean and percentile gaps are within it",
              kind="bool"),
     Quantity("meets_ttft", "Meets the TTFT target", "",
-             q("ttft_percentile_seconds") <= w("ttft_s"), "TTFT at the percentile within the "
-             "target", kind="bool"),
+             q("layout_ttft_percentile_seconds") <= w("ttft_s"),
+             "TTFT at the percentile within the target", kind="bool"),
     Quantity("meets_targets", "Meets every target", "",
              AND(q("fits_workload"), q("meets_itl"), q("meets_ttft")),
              "fits, meets ITL and meets TTFT", kind="bool"),
@@ -146,8 +155,8 @@ FLEET_QUANTITIES: list[Quantity] = [
              "the first target missed: memory, itl or ttft (none when all are met)",
              kind="text"),
     Quantity("target_miss_ratio", "Worst achieved ÷ target", "ratio",
-             MAX(q("itl_percentile_seconds") / w("itl_s"),
-                 q("ttft_percentile_seconds") / w("ttft_s"), IF(q("fits_workload"), 0, 99)),
+             MAX(q("layout_itl_percentile_seconds") / w("itl_s"),
+                 q("layout_ttft_percentile_seconds") / w("ttft_s"), IF(q("fits_workload"), 0, 99)),
              "the larger of ITL ÷ target and TTFT ÷ target at the percentile (99 when nothing "
              "fits)",
              display="ratio"),
@@ -162,7 +171,7 @@ FLEET_QUANTITIES: list[Quantity] = [
     Quantity("servers", "Servers bought", "servers",
              MAX(q("servers_for_replicas"),
                  IF(a("redundancy").eq("n+1"),
-                    _ceil(q("serving_replicas") / q("replicas_per_server")) + 1, 0)),
+                    _ceil(q("layout_serving_replicas") / q("replicas_per_server")) + 1, 0)),
              "the servers holding the replicas; under redundancy n+1 at least one server more "
              "than the serving replicas need, so the peak rate is still carried with any one "
              "server down (spares sit in another server)", kind="int"),
@@ -180,7 +189,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              "GPUs bought − replicas the servers hold × TP (a TP group needs its GPUs in one "
              "server)", kind="int"),
     Quantity("survives_server_loss", "Peak rate carried with one server down", "",
-             (q("servers") - 1) * q("replicas_per_server") >= q("serving_replicas"),
+             (q("servers") - 1) * q("replicas_per_server") >= q("layout_serving_replicas"),
              "(servers − 1) × replicas per server ≥ serving replicas", kind="bool"),
     Quantity("servers_per_rack", "Servers per rack", "servers",
              MIN(INT(a("rack_units_per_rack") / srv("rack_units")),
@@ -236,8 +245,10 @@ FLEET_QUANTITIES: list[Quantity] = [
              "capex spread as an annuity at discount_rate over amortisation_years (PMT) + opex: "
              "owning on the same yearly basis as renting", display="usd"),
     Quantity("prefill_time_share", "Share of GPU time on prefill", "fraction",
-             q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds"),
-             "interleaved prefill time ÷ time per output token", display="ratio"),
+             IF(DISAGG, q("prefill_replicas") / q("layout_serving_replicas"),
+                q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds")),
+             "interleaved prefill time ÷ time per output token; disaggregated: prefill "
+             "replicas ÷ serving replicas", display="ratio"),
     Quantity("average_requests_per_second", "Average request rate", "requests/s",
              q("rate_requests_per_second") / MAX(1, w("peak_to_average")),
              "peak rate / peak-to-average (1 when not given)"),

@@ -23,19 +23,19 @@ from planner.model.quantity import Quantity, e, m, q, v
 _tp = v("tp")
 
 
-def _decode_step(n: Expr) -> Expr:
+def decode_step(n: Expr) -> Expr:
     """A decode step with n sequences decoding and no prompt in it, × measured speed error:
     the fixed time, n × each sequence's share, and the larger of reading the weights (for an
     MoE model at most the shared weights + each sequence's top-k experts) and the GEMMs' compute.
     The row's own step at the chosen batch is ``decode_step_no_prefill_seconds``."""
     return q("speed_ratio_applied") * (
-        q("step_fixed_seconds") + n * q("decode_seconds_per_sequence")
+        q("layout_step_fixed_seconds") + n * q("decode_seconds_per_sequence")
         + MAX(MIN(q("weights_read_seconds"),
                   q("shared_weights_read_seconds") + n * q("expert_read_seconds_per_sequence")),
               n * q("gemm_seconds_per_sequence")))
 
 
-def _running_fixed_point(k: Expr, fixed: Expr, per_sequence: Expr) -> Expr:
+def running_fixed_point(k: Expr, fixed: Expr, per_sequence: Expr) -> Expr:
     """The sequences decoding if every step took fixed + n × per_sequence (model seconds), k
     sequences decoding per second of step: n = k (fixed + n × per_sequence) r, so
     n = k r fixed / (1 − k r per_sequence); the slots when the line never meets it (the replica
@@ -44,16 +44,31 @@ def _running_fixed_point(k: Expr, fixed: Expr, per_sequence: Expr) -> Expr:
     return IF(kr * per_sequence < 1, kr * fixed / (1 - kr * per_sequence), q("slots"))
 
 
-def _running() -> Expr:
-    """n̄ at the replica's arrivals: the fixed point of n = k D(n), k = λ (output − 1) / (1 −
-    λW), at most the slots (all of them when prompts take all the time)."""
-    busy, k = q("prefill_busy_share"), q("running_per_step_second")
-    fixed, per = q("step_fixed_seconds"), q("decode_seconds_per_sequence")
-    return IF(busy < 1, MIN(q("slots"), MAX(
-        MIN(_running_fixed_point(k, fixed + q("weights_read_seconds"), per),
-            _running_fixed_point(k, fixed + q("shared_weights_read_seconds"),
-                                 per + q("expert_read_seconds_per_sequence"))),
-        _running_fixed_point(k, fixed, per + q("gemm_seconds_per_sequence")))), q("slots"))
+def running(k: Expr, busy: Expr | None = None) -> Expr:
+    """n̄ with k sequences decoding per second of decode step: the fixed point of n = k D(n), at
+    most the slots; all of them where `busy` (the share of time prompts take) reaches 1. An
+    aggregated replica's k is λ (output − 1) / (1 − λW) (``running_per_step_second``); a
+    disaggregated decode pool's, whose steps carry no prompt, λ (output − 1)."""
+    fixed, per = q("layout_step_fixed_seconds"), q("decode_seconds_per_sequence")
+    n = MIN(q("slots"), MAX(
+        MIN(running_fixed_point(k, fixed + q("weights_read_seconds"), per),
+            running_fixed_point(k, fixed + q("shared_weights_read_seconds"),
+                                per + q("expert_read_seconds_per_sequence"))),
+        running_fixed_point(k, fixed, per + q("gemm_seconds_per_sequence"))))
+    return n if busy is None else IF(busy < 1, n, q("slots"))
+
+
+def step_slope(n: Expr) -> Expr:
+    """The slope of the decode step's binding piece at n sequences (model seconds per
+    sequence): each sequence's share, + its GEMM where compute binds, + its top-k experts where
+    the routed-expert memory line binds."""
+    return q("decode_seconds_per_sequence") + IF(
+        q("gemm_seconds_per_sequence") * n >= MIN(q("weights_read_seconds"),
+                                                  q("shared_weights_read_seconds")
+                                                  + q("expert_read_seconds_per_sequence") * n),
+        q("gemm_seconds_per_sequence"),
+        IF(q("shared_weights_read_seconds") + q("expert_read_seconds_per_sequence") * n
+           < q("weights_read_seconds"), q("expert_read_seconds_per_sequence"), 0))
 
 
 def _tail_limit(fixed: Expr, per_sequence: Expr) -> Expr:
@@ -125,15 +140,17 @@ LATENCY_LIMITS: list[Quantity] = [
     # arrivals per replica that depend on no count of replicas (closed forms in the arrivals, or
     # bounds at the chosen batch, more sequences than decode at any load a replica is given).
     Quantity("slots", "Sequences a replica can run", "sequences",
-             MIN(q("max_num_seqs_effective"), q("max_sequences")),
-             "the engine's max_num_seqs and the sequences of prompt + output the KV pool holds, "
-             "whichever is fewer: what the engine admits, the batch at any moment (beyond it "
-             "arrivals wait for a slot)", kind="int"),
+             MIN(q("layout_max_num_seqs"), q("layout_max_sequences")),
+             "the engine's max_num_seqs and the sequences of prompt + output the KV pool holds "
+             "(in the serving layout: × TP under DP attention), whichever is fewer: what the "
+             "engine admits, the batch at any moment (beyond it arrivals wait for a slot)",
+             kind="int"),
     Quantity("decode_seconds_per_sequence", "Decode step time each sequence adds", "s",
              q("allreduce_traffic_seconds_per_sequence") + q("step_seconds_per_running_sequence")
-             + q("serving_attention_seconds_per_sequence"),
-             "all-reduce traffic per sequence + engine time per sequence + its attention: the "
-             "slope of a decode step in the sequences decoding (no prefill in it)",
+             + q("serving_attention_seconds_per_sequence") + q("layout_seconds_per_sequence"),
+             "all-reduce traffic per sequence + engine time per sequence + its attention + what "
+             "the serving layout adds (planner.model.layouts): the slope of a decode step in the "
+             "sequences decoding (no prefill in it)",
              display="seconds"),
     Quantity("shared_weights_read_seconds", "Reading the weights every step reads", "s",
              IF(m("experts") > 0,
@@ -151,11 +168,12 @@ LATENCY_LIMITS: list[Quantity] = [
              q("serving_flops_per_sequence") / _tp / q("compute_achieved"),
              "GEMM FLOPs per sequence / TP / achieved FLOP/s", display="seconds"),
     Quantity("decode_step_no_prefill_seconds", "Decode step carrying no prompt", "s",
-             (q("tpot_seconds") - IF(_O > 0, q("prefill_per_step_seconds"), 0))
-             * q("speed_ratio_applied"),
+             (q("tpot_seconds") - IF(_O > 0, q("prefill_per_step_seconds"), 0)
+              + q("layout_step_delta_seconds")) * q("speed_ratio_applied"),
              "time per output token at the chosen batch less the prefill it carries on average, "
-             "× measured speed error: the gap between tokens when no prompt is being processed "
-             "and the chosen batch decodes (the step the capacity is bought at)",
+             "+ what the serving layout adds, × measured speed error: the gap between tokens "
+             "when no prompt is being processed and the chosen batch decodes (the step the "
+             "capacity is bought at)",
              display="seconds"),
     Quantity("prefill_chunk_tokens", "Prompt tokens per prefill step", "tokens",
              MAX(1, q("max_num_batched_tokens_effective")
@@ -219,17 +237,17 @@ LATENCY_LIMITS: list[Quantity] = [
              "(output − 1) × measured speed error: what turns a step line's model seconds "
              "per sequence into a request's share of the time"),
     Quantity("decode_step_at_slots_seconds", "Decode step with every slot decoding", "s",
-             _decode_step(q("slots")),
+             decode_step(q("slots")),
              "D(slots): a decode step with every slot decoding and no prompt in it (× measured "
              "speed error)", display="seconds"),
     Quantity("itl_tail_limit_all_weights", "Arrivals keeping prompt gaps out of the ITL tail "
              "(reading all weights)", "requests/s",
-             _tail_limit(q("step_fixed_seconds") + q("weights_read_seconds"),
+             _tail_limit(q("layout_step_fixed_seconds") + q("weights_read_seconds"),
                          q("decode_seconds_per_sequence")),
              "the limit below on the memory line that reads every weight"),
     Quantity("itl_tail_limit_routed", "Arrivals keeping prompt gaps out of the ITL tail "
              "(reading the experts routed to)", "requests/s",
-             _tail_limit(q("step_fixed_seconds") + q("shared_weights_read_seconds"),
+             _tail_limit(q("layout_step_fixed_seconds") + q("shared_weights_read_seconds"),
                          q("decode_seconds_per_sequence")
                          + q("expert_read_seconds_per_sequence")),
              "the limit below on the memory line that reads the shared weights and each "
@@ -245,7 +263,7 @@ LATENCY_LIMITS: list[Quantity] = [
              "piece: the larger limit of its two lines (the step takes the smaller)"),
     Quantity("itl_tail_limit_compute", "Arrivals keeping prompt gaps out of the ITL tail "
              "(compute piece)", "requests/s",
-             _tail_limit(q("step_fixed_seconds"), q("decode_seconds_per_sequence")
+             _tail_limit(q("layout_step_fixed_seconds"), q("decode_seconds_per_sequence")
                          + q("gemm_seconds_per_sequence")),
              "the same on the compute line"),
     Quantity("itl_tail_limit_slots", "Arrivals keeping prompt gaps out of the ITL tail "
@@ -363,7 +381,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "step, and a step lasts D / (1 − λW) with the prompts it carries, so by Little's "
              "law the sequences decoding are n = k D(n)"),
     Quantity("running_sequences", "Sequences decoding at this load, mean", "sequences",
-             _running(),
+             running(q("running_per_step_second"), q("prefill_busy_share")),
              "n̄, the fixed point of n = k D(n): the decode step is the larger of its memory "
              "piece (the smaller of all weights and, MoE, shared weights + top-k experts per "
              "sequence) and its compute piece, each a line a + b n, and the fixed point of a "
@@ -371,18 +389,11 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "(1 − k b); at most the slots, which it fills when prompts take all the time"),
     Quantity("running_feedback", "Step growth fed back per sequence", "fraction",
              q("running_per_step_second") * q("speed_ratio_applied")
-             * (q("decode_seconds_per_sequence")
-                + IF(q("gemm_seconds_per_sequence") * q("running_sequences")
-                     >= MIN(q("weights_read_seconds"), q("shared_weights_read_seconds")
-                            + q("expert_read_seconds_per_sequence") * q("running_sequences")),
-                     q("gemm_seconds_per_sequence"),
-                     IF(q("shared_weights_read_seconds") + q("expert_read_seconds_per_sequence")
-                        * q("running_sequences") < q("weights_read_seconds"),
-                        q("expert_read_seconds_per_sequence"), 0))),
+             * step_slope(q("running_sequences")),
              "B = k × the slope of the step's binding piece at n̄: one more sequence decoding "
              "lengthens every step, which keeps B more sequences in flight", display="ratio"),
     Quantity("decode_step_at_load_seconds", "Decode step at this load, mean", "s",
-             _decode_step(q("running_sequences")),
+             decode_step(q("running_sequences")),
              "D(n̄): a decode step with the mean sequences decoding and no prompt in it "
              "(× measured speed error)", display="seconds"),
     Quantity("itl_mean_at_load_seconds", "Inter-token gap at this load, mean", "s",
@@ -463,7 +474,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "gap and variance m / (1 − (λW)²); the normal quantile, whole prompts, at least "
              "one", kind="int"),
     Quantity("prefill_gap_at_load_seconds", "Gap carrying prompts at the ITL percentile", "s",
-             _decode_step(q("running_sequences_at_percentile"))
+             decode_step(q("running_sequences_at_percentile"))
              + IF(e("mixes_prefill"),
                   q("prefill_interleaved_seconds") * q("speed_ratio_applied")
                   * MIN(q("prefill_chunk_tokens"), q("prompts_in_step_at_percentile") * _P) / _P,
@@ -475,7 +486,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
     Quantity("itl_percentile_seconds", "Inter-token latency at the percentile", "s",
              IF(q("prompt_gap_share") >= 1 - q("latency_percentile_used"),
                 q("prefill_gap_at_load_seconds"),
-                _decode_step(q("running_sequences_at_percentile"))
+                decode_step(q("running_sequences_at_percentile"))
                 + IF(q("prompt_gap_share") + q("short_chunk_gap_share")
                      >= 1 - q("latency_percentile_used"),
                      q("prefill_interleaved_seconds") * q("speed_ratio_applied")

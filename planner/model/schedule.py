@@ -148,7 +148,8 @@ def _sized(name: str) -> Callable[[int, int], Expr]:
 # The fleet's sizing chain, from the peak rate to the servers needed: each a row of the
 # schedule, defined by the fleet's own expression at the quarter's rate.
 SIZING = ("rate_requests_per_second", "replicas_for_rate", "replicas_for_ttft",
-          "replicas_for_itl_tail", "serving_replicas", "replicas", "gpus",
+          "replicas_for_itl_tail", "serving_replicas", "prefill_replicas", "decode_replicas",
+          "layout_serving_replicas", "replicas", "gpus",
           "servers_for_replicas", "servers")
 
 
@@ -251,6 +252,15 @@ QUARTER_QUANTITIES: list[QuarterQuantity] = [
     QuarterQuantity("serving_replicas", "Serving replicas", "replicas",
                     _sized("serving_replicas"), "the most of the three, at least one",
                     kind="int"),
+    QuarterQuantity("prefill_replicas", "Prefill replicas (disaggregated)", "replicas",
+                    _sized("prefill_replicas"), "the prefill pool for the TTFT percentile at "
+                    "this quarter's rate (0 unless the layout is disaggregated)", kind="int"),
+    QuarterQuantity("decode_replicas", "Decode replicas (disaggregated)", "replicas",
+                    _sized("decode_replicas"), "the decode pool for this quarter's rate (0 "
+                    "unless the layout is disaggregated)", kind="int"),
+    QuarterQuantity("layout_serving_replicas", "Serving replicas (layout)", "replicas",
+                    _sized("layout_serving_replicas"), "prefill + decode replicas where "
+                    "disaggregated, else the serving replicas", kind="int"),
     QuarterQuantity("replicas", "Replicas (spares included)", "replicas", _sized("replicas"),
                     "serving replicas + spares", kind="int"),
     QuarterQuantity("gpus", "GPUs needed", "GPUs", _sized("gpus"),

@@ -240,12 +240,14 @@ def margin_line(env) -> str:  # type: ignore[no-untyped-def]  # planner.plan.siz
             if ends.at_risk else "")
     return (f"Margin: step times × {ratio:.2f} ({env.speed.basis}); across the interquartile "
             f"spread {ends.optimistic}-{ends.pessimistic} serving replicas "
-            f"(planned {int(env.number('serving_replicas'))}).{risk}")
+            f"(planned {int(env.number('layout_serving_replicas'))}).{risk}")
 
 
 def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
     """The bill of quantities `planner size` prints: per workload what to buy and what it costs,
     whether each target is met, then the best option on every other server type."""
+    from planner.plan.sizing import best_per_layout, layout_words
+
     lines: list[str] = []
     totals = dict.fromkeys(("gpus_bought", "servers", "rack_share", "it_power_w", "capex_usd",
                             "network_capex_usd", "opex_usd_per_year", "support_usd_per_year",
@@ -267,7 +269,8 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
         lines += [
             "  " + verdict_line(env),
             "  " + order_line(env),
-            f"  Run: {c.weights} weights, {c.kv} KV cache, TP {c.tp}, {val('replicas')} replicas "
+            f"  Run: {c.weights} weights, {c.kv} KV cache, {layout_words(env)}, "
+            f"{val('replicas')} replicas "
             f"({int(wl.number('spare_replicas'))} spare) × batch {val('batch_chosen')}; "
             f"{val('racks')} rack(s) alone, {val('it_power_w') / 1000:,.1f} kW IT "
             f"({val('facility_power_w') / 1000:,.1f} kW facility)",
@@ -283,12 +286,17 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             f"{money(val('cloud_usd_per_year'))} on demand, "
             f"{money(val('cloud_reserved_usd_per_year'))} 1-year, "
             f"{money(val('cloud_reserved_3y_usd_per_year'))} 3-year reserved",
-            f"  Targets at {percentile}: ITL {seconds_text(val('itl_percentile_seconds'))} (mean "
+            f"  Targets at {percentile}: ITL "
+            f"{seconds_text(val('layout_itl_percentile_seconds'))} (mean "
             f"{seconds_text(val('itl_seconds'))}; target {seconds_text(wl.number('itl_s'))}), "
-            f"TTFT {seconds_text(val('ttft_percentile_seconds'))} (mean "
-            f"{seconds_text(val('ttft_mean_seconds'))}; target "
+            f"TTFT {seconds_text(val('layout_ttft_percentile_seconds'))} (mean "
+            f"{seconds_text(val('layout_ttft_mean_seconds'))}; target "
             f"{seconds_text(wl.number('ttft_s'))}), capacity "
             f"{val('capacity_requests_per_second'):,.2f} requests/s: meets every target",
+            "  Layouts (best of each): " + "; ".join(
+                f"{k} {b['gpus']} GPUs {money(b['tco_usd'])}"  # type: ignore[arg-type]
+                + ("" if b["met"] else " (misses a target)")
+                for k, b in best_per_layout(r).items()),
             "  " + margin_line(env),
             "  " + speed_sentence(c.gpu, env.gpu.name, str(env.assumptions["engine"]),
                                   model_class(env.model.model)),
@@ -347,16 +355,23 @@ def import_report(item: Imported) -> str:
 def simulate_report(run: SimulationRun) -> str:
     """What `planner simulate` prints: the replica and its load, then each simulated figure
     beside the closed form at the same load."""
+    from planner.plan.sizing import layout_words
+
     env, r, c = run.env, run.result, run.env.candidate
     wl, val = env.workload, env.value
     pct = percentile_of(env)
     mixes = ENGINES[str(env.assumptions["engine"])].mixes_prefill
+    pair = run.prefill_arrivals_per_second is not None
+    tau = env.number("prefill_pool_service_seconds") if pair else 0.0
+    replicas, kind = ((val("decode_replicas"), "decode") if pair
+                      else (val("serving_replicas"), "serving"))
     share = (f"--utilisation {run.requested_utilisation:g}" if run.requested_utilisation
              else f"its share of the {val('rate_requests_per_second'):,.2f} requests/s peak over "
-                  f"{val('serving_replicas')} serving replica"
-                  + ("" if val("serving_replicas") == 1 else "s"))
+                  f"{replicas} {kind} replica" + ("" if replicas == 1 else "s"))
     lines = [
-        f"One replica of {wl.name} [{wl.id}]: {wl.text('model')} on {c.tp} × {c.gpu}, "
+        ("One prefill and one decode replica" if pair else "One replica")
+        + f" of {wl.name} [{wl.id}]: {wl.text('model')} on {c.tp} × {c.gpu}"
+        + ("" if c.layout == "tp" else f" ({layout_words(env)})") + ", "
         f"{c.weights} weights, {c.kv} KV cache, engine {env.assumptions['engine']}, at most "
         f"{val('slots')} sequences (the engine's cap: max_num_seqs, or what the KV cache "
         "holds)",
@@ -364,8 +379,14 @@ def simulate_report(run: SimulationRun) -> str:
         f"{val('prefill_chunk_tokens'):,} tokens "
         + ("mixed into decode steps" if mixes else "run as passes of their own")
         + f", {int(wl.number('output_tokens')):,} output tokens",
-        f"  Load: {run.arrivals_per_second:,.3f} requests/s = {run.utilisation:.0%} of its "
-        f"capacity {val('requests_per_second_per_replica'):,.3f} requests/s ({share})",
+        f"  Load{' of the decode replica' if pair else ''}: {run.arrivals_per_second:,.3f} "
+        f"requests/s = {run.utilisation:.0%} of its capacity "
+        f"{val('requests_per_second_per_replica'):,.3f} requests/s ({share})",
+        *([f"  Load of the prefill replica: {run.prefill_arrivals_per_second:,.3f} requests/s × "
+           f"{seconds_text(tau)} of prefill each = "
+           f"{(run.prefill_arrivals_per_second or 0) * tau:.0%}; the KV moves to the decode "
+           f"replica in {seconds_text(env.number('kv_transfer_seconds'))}"]
+          if pair else []),
         f"  {r.requests:,} requests (seed {run.seed}), the first {r.requests - r.measured:,} "
         f"left out as warm-up; {duration(r.seconds)} simulated in {r.steps:,} steps",
         "",
@@ -399,6 +420,12 @@ def simulate_report(run: SimulationRun) -> str:
         "token, prefill_pass_fixed_seconds for a pass with nothing decoding, × "
         "speed_ratio_applied.",
     ]
+    if pair:
+        lines.append("A disaggregated pair: TTFT from the prefill replica (first come first "
+                     "served, + KV transfer; closed forms prefill_pool_ttft_percentile_seconds "
+                     "and layout_ttft_mean_seconds), ITL and output from the decode replica, "
+                     "whose steps carry no prompt (decode_pool_itl_percentile_seconds), "
+                     "planner/model/layouts.py.")
     if run.utilisation >= 1:
         lines.append("At or above capacity the queue grows for as long as requests arrive: the "
                      "figures depend on --requests.")

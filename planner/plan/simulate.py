@@ -18,8 +18,10 @@ Step times come from the same quantities as the closed forms, × ``speed_ratio_a
 
 - a decode step with n sequences decoding: the row quantities ``tpot_seconds −
   prefill_per_step_seconds`` of the configuration evaluated at batch n (so every piece of the
-  step, MoE expert reads included, moves with n exactly as the plan's own step does); at
-  n = ``batch_chosen`` it is ``decode_step_no_prefill_seconds``;
+  step, MoE expert reads included, moves with n exactly as the plan's own step does), + what
+  the serving layout changes (``planner.model.layouts``: expert parallelism's all-to-all, DP
+  attention's own KV reads and the sequences beyond a TP group's caps); at n =
+  ``batch_chosen`` it is ``decode_step_no_prefill_seconds``;
 - x prompt tokens: ``prefill_interleaved_seconds`` × x / prompt tokens;
 - a pass with no sequence decoding (a prefill pass of its own, or a mixed step while nothing
   decodes) pays ``prefill_pass_fixed_seconds`` (the fixed step time and a read of the weights)
@@ -48,7 +50,7 @@ from planner.errors import ArgumentError
 from planner.inputs.scenario import Scenario
 from planner.model.engines import ENGINES
 from planner.plan.calc import RowEnv
-from planner.plan.sizing import FleetEnv
+from planner.plan.sizing import FleetEnv, Sized
 
 WARM_UP_SHARE = 0.1  # share of the first requests left out of the statistics
 PERCENTILES = (50, 95, 99)
@@ -261,11 +263,17 @@ def step_times(env: FleetEnv) -> StepTimes:
     c, wl = env.candidate, env.workload
     p, o = int(wl.number("prompt_tokens")), int(wl.number("output_tokens"))
 
+    layout_fixed = _number(env, "layout_fixed_seconds")
+    layout_per_sequence = _number(env, "layout_seconds_per_sequence")
+    beyond_caps = _number(env, "decode_seconds_per_sequence") \
+        + _number(env, "gemm_seconds_per_sequence")
+
     def decode_seconds(n: int) -> float:
         row = RowEnv(Scenario(wl.text("model"), c.gpu, c.weights, c.kv, c.tp, p + o, n, p, o),
                      env.model, env.gpu, env.assumptions)
-        return (_number(row, "tpot_seconds")
-                - _number(row, "prefill_per_step_seconds")) * ratio
+        held = _number(row, "serving_batch")  # a TP group's caps; DP attention runs more
+        return (_number(row, "tpot_seconds") - _number(row, "prefill_per_step_seconds")
+                + layout_fixed + held * layout_per_sequence + (n - held) * beyond_caps) * ratio
 
     return StepTimes(
         decode_seconds=decode_seconds,
@@ -315,6 +323,8 @@ class SimulationRun:
     seed: int
     result: Simulated
     closed: dict[str, float] = field(default_factory=dict)
+    # a disaggregated pair (planner.plan.simulate_pair): the prefill replica's arrivals
+    prefill_arrivals_per_second: float | None = None
 
     @property
     def utilisation(self) -> float:
@@ -334,8 +344,11 @@ def simulate_replica(env: FleetEnv, requests: int = 10_000, seed: int = 0,
                      utilisation: float | None = None,
                      progress: Progress | None = None) -> SimulationRun:
     """Simulate one serving replica of a fleet row: at its share of the workload's peak rate,
-    or at `utilisation` × its capacity."""
+    or at `utilisation` × its capacity (a disaggregated row: ``simulate_pair.simulate_row``)."""
     check_run(requests, utilisation)
+    if env.candidate.layout == "disaggregated":
+        raise ArgumentError(f"{env.workload.id}: a disaggregated row runs two pools: "
+                            "planner.plan.simulate_pair.simulate_row simulates one of each")
     if env.value("fits_workload") is not True:
         raise ArgumentError(f"{env.workload.id}: no sequence of prompt + output fits on "
                             f"{env.candidate.gpu} at TP {env.candidate.tp}; nothing to simulate")
@@ -348,16 +361,31 @@ def simulate_replica(env: FleetEnv, requests: int = 10_000, seed: int = 0,
     return SimulationRun(env, utilisation, rate, seed, result, closed_form(env, rate))
 
 
+def aggregated_choice(sized: Sized) -> FleetEnv:
+    """The plan's choice, or where it is disaggregated the best aggregated row by the same rule:
+    one aggregated replica whose closed forms the agreement tests check for every workload (a
+    disaggregated choice itself runs as a pair, ``planner.plan.simulate_pair``)."""
+    env = sized.choice
+    assert env is not None
+    if env.candidate.layout != "disaggregated":
+        return env
+    rows = [e for e in sized.rows if e.candidate.layout != "disaggregated"]
+    return min(rows, key=lambda e: float(e.number("choice_key")))
+
+
 def simulation_json(run: SimulationRun) -> dict[str, object]:
     r, env, c = run.result, run.env, run.env.candidate
     pct = percentile_of(env)
     out: dict[str, object] = {
         "workload": env.workload.id,
         "choice": {"gpu": c.gpu, "server": c.server, "weights": c.weights, "kv": c.kv,
-                   "tp": c.tp, "batch_per_replica": int(_number(env, "batch_chosen")),
+                   "tp": c.tp, "layout": c.layout,
+                   "batch_per_replica": int(_number(env, "batch_chosen")),
                    "engine": str(env.assumptions["engine"])},
         "seed": run.seed,
         "arrivals_per_second": run.arrivals_per_second,
+        **({} if run.prefill_arrivals_per_second is None else
+           {"prefill_arrivals_per_second": run.prefill_arrivals_per_second}),
         "utilisation": run.utilisation,
         "latency_percentile": pct,
         "requests": r.requests,

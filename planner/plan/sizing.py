@@ -15,6 +15,7 @@ from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
+from planner.model.engines import ENGINES
 from planner.model.expr import DictEnv, Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
 from planner.model.quantities import ROW_BY_NAME
@@ -32,6 +33,7 @@ class Candidate:
     weights: str
     kv: str
     tp: int
+    layout: str = "tp"  # tp, tp+ep, dp-attention or disaggregated (planner.model.layouts)
 
 
 class FleetEnv(RowEnv):
@@ -62,6 +64,8 @@ class FleetEnv(RowEnv):
             return self.server.number(name)
         if kind == "measured":
             return float(getattr(self.speed, self.speed_end))
+        if kind == "layout":
+            return self.candidate.layout
         if kind == "cloud":
             if name == "offer_exists":
                 return self.offer is not None
@@ -98,7 +102,19 @@ def check_rack_limits(servers: Catalog, assumptions: Mapping[str, float | str]) 
                                "raise --set rack_units_per_rack, or mark it whole_rack: true")
 
 
-def candidates(workload: Workload, models: Catalog, servers: Catalog) -> Iterator[Candidate]:
+def layouts_for(model: Entry, tp: int, engine: str) -> list[str]:
+    """The serving layouts a candidate may take: those the engine runs (the engine table's
+    ``layouts``) that mean something for this model at this TP: expert parallelism for MoE
+    models and DP attention for MoE or MLA models, both only over two GPUs or more."""
+    moe = model_class(model) == "moe"
+    mla = model.number("kv_lora_rank") > 0
+    useful = {"tp": True, "tp+ep": moe and tp > 1, "dp-attention": (moe or mla) and tp > 1,
+              "disaggregated": True}
+    return [x for x in ENGINES[engine].layouts if useful.get(x, False)]
+
+
+def candidates(workload: Workload, models: Catalog, servers: Catalog,
+               engine: str = "vllm") -> Iterator[Candidate]:
     model = models.entries[workload.text("model")]
     allowed_gpus = workload.ids("gpus")
     for server in servers.entries.values():
@@ -113,7 +129,8 @@ def candidates(workload: Workload, models: Catalog, servers: Catalog) -> Iterato
                         continue
                     if tp_problem(model, tp):
                         continue
-                    yield Candidate(server.id, gpu, weights, kv, tp)
+                    for layout in layouts_for(model, tp, engine):
+                        yield Candidate(server.id, gpu, weights, kv, tp, layout)
 
 
 @dataclass
@@ -142,6 +159,35 @@ class Sized:
                 best[key] = env
         chosen = self.choice.candidate.server if self.choice else None
         return sorted((e for s, e in best.items() if s != chosen), key=_key)
+
+
+def layout_words(env: FleetEnv) -> str:
+    """The serving layout in words: "TP 8", "TP 8 + EP 8", "TP 8 with DP attention and EP",
+    or "disaggregated: 2 prefill + 6 decode GPUs (TP 2 each)"."""
+    c = env.candidate
+    if c.layout == "tp+ep":
+        return f"TP {c.tp} + EP {c.tp}"
+    if c.layout == "dp-attention":
+        return f"TP {c.tp} with DP attention" + (" and EP" if model_class(env.model.model)
+                                                 == "moe" else "")
+    if c.layout == "disaggregated":
+        return (f"disaggregated: {int(env.number('prefill_gpus'))} prefill + "
+                f"{int(env.number('decode_gpus'))} decode GPUs (TP {c.tp} each)")
+    return f"TP {c.tp}"
+
+
+def best_per_layout(sized: Sized) -> dict[str, dict[str, object]]:
+    """For each layout evaluated, its best candidate by the choice rule: GPUs, TCO, met."""
+    best: dict[str, FleetEnv] = {}
+    for env in sized.rows:
+        key = env.candidate.layout
+        if key not in best or _key(env) < _key(best[key]):
+            best[key] = env
+    return {k: {"gpus": _num(e, "gpus"), "tco_usd": _num(e, "tco_usd"),
+                "met": e.value("meets_targets") is True, "tp": e.candidate.tp,
+                "gpu": e.candidate.gpu, "weights": e.candidate.weights,
+                "prefill_gpus": _num(e, "prefill_gpus"), "decode_gpus": _num(e, "decode_gpus")}
+            for k, e in best.items()}
 
 
 def _gib(x: Value) -> str:
@@ -210,12 +256,12 @@ class Spread:
 
 def spread(env: FleetEnv) -> Spread:
     if env.assumptions["speed_basis"] == "model":
-        n = int(env.number("serving_replicas"))
+        n = int(env.number("layout_serving_replicas"))
         return Spread(n, n, False)
     low, high = at_speed_end(env, "q1"), at_speed_end(env, "q3")
-    planned = env.number("serving_replicas")
-    needed = high.number("serving_replicas")
-    return Spread(int(low.number("serving_replicas")), int(needed),
+    planned = env.number("layout_serving_replicas")
+    needed = high.number("layout_serving_replicas")
+    return Spread(int(low.number("layout_serving_replicas")), int(needed),
                   needed > planned or high.value("meets_targets") is not True)
 
 
@@ -255,7 +301,7 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
     rows = []
     engine, kind = str(assumptions["engine"]), model_class(models.entries[mid])
     speeds: dict[str, SpeedRatio] = {}
-    for c in candidates(workload, models, servers):
+    for c in candidates(workload, models, servers, engine):
         if c.gpu not in speeds:
             speeds[c.gpu] = speed_ratio(c.gpu, engine, kind, gpu_name=gpus.entries[c.gpu].name)
         env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
@@ -349,7 +395,12 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
         "failing_target": None if env.value("failing_target") == "none" else
         _num(env, "failing_target"),
         "choice": {"gpu": c.gpu, "server": c.server, "weights": c.weights, "kv": c.kv,
-                   "tp": c.tp, "batch_per_replica": _num(env, "batch_chosen")},
+                   "tp": c.tp, "layout": c.layout,
+                   "batch_per_replica": _num(env, "batch_chosen")},
+        "layout": c.layout,
+        "prefill_gpus": _num(env, "prefill_gpus"),
+        "decode_gpus": _num(env, "decode_gpus"),
+        "kv_transfer_seconds": _num(env, "kv_transfer_seconds"),
         "replicas": _num(env, "replicas"),
         "spare_replicas": int(env.workload.number("spare_replicas")),
     }
@@ -366,15 +417,15 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
                     "unit_price_usd": float(env.server.number("price_usd")),
                     "price_date": env.server.text("price_date"),
                     "extended_price_usd": _num(env, "server_capex_usd")}
-    out["ttft_seconds"] = _num(env, "ttft_mean_seconds")
+    out["ttft_seconds"] = _num(env, "layout_ttft_mean_seconds")
     out["capacity_requests_per_second"] = _num(env, "capacity_requests_per_second")
     out["rate_requests_per_second"] = _num(env, "rate_requests_per_second")
     out["ttft_target_seconds"] = float(env.workload.number("ttft_s"))
     out["itl_target_seconds"] = float(env.workload.number("itl_s"))
     percentile = env.number("latency_percentile_used")
     out["latency_percentile"] = round(percentile * 100, 6)
-    out["itl_percentile_seconds"] = _num(env, "itl_percentile_seconds")
-    out["ttft_percentile_seconds"] = _num(env, "ttft_percentile_seconds")
+    out["itl_percentile_seconds"] = _num(env, "layout_itl_percentile_seconds")
+    out["ttft_percentile_seconds"] = _num(env, "layout_ttft_percentile_seconds")
     out["speed_basis"] = str(env.assumptions["speed_basis"])
     out["speed_ratio_applied"] = _num(env, "speed_ratio_applied")
     out["speed_ratio_basis"] = env.speed.basis
@@ -418,6 +469,7 @@ def size_json(results: list[Sized]) -> dict[str, object]:
         entry["met"] = r.met
         entry["cannot_meet"] = r.cannot_meet
         entry["alternatives"] = [fleet_json(e) for e in r.alternatives()]
+        entry["best_per_layout"] = best_per_layout(r)
         workloads.append(entry)
     met = [w for w in workloads if w["met"]]
     totals: dict[str, object] = {k: sum(w[k] for w in met)  # type: ignore[misc]

@@ -63,7 +63,7 @@ def margin_text(env: FleetEnv) -> str:
 def assess(sized: Sized) -> Assessment:
     env = sized.choice
     assert env is not None
-    planned = int(env.number("serving_replicas"))
+    planned = int(env.number("layout_serving_replicas"))
     if not sized.met:
         return Assessment(UNMET, percentile_label(env), margin_text(env), "", "", planned,
                           planned, sized.cannot_meet or "")

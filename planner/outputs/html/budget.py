@@ -30,7 +30,7 @@ from planner.outputs.html.svgcharts import tornado_chart
 from planner.outputs.terminal import margin_line, money, seconds_text
 from planner.plan.plan import Plan
 from planner.plan.sensitivity import SERVER_PRICE, base_totals
-from planner.plan.sizing import FleetEnv, Sized
+from planner.plan.sizing import FleetEnv, Sized, layout_words
 
 STALE_MONTHS = 12
 
@@ -118,7 +118,7 @@ def _i(env: FleetEnv, name: str) -> int:
 
 def _config(env: FleetEnv) -> str:
     c = env.candidate
-    return f"{c.weights.upper()} weights, {c.kv.upper()} KV cache, TP {c.tp}"
+    return f"{c.weights.upper()} weights, {c.kv.upper()} KV cache, {layout_words(env)}"
 
 
 def dated(p: Price, stale_months: int = STALE_MONTHS) -> Markup:
@@ -155,13 +155,13 @@ def targets(env: FleetEnv, a: Assessment, link: Linker) -> list[Target]:
     rate, capacity = _f(env, "rate_requests_per_second"), _f(env, "capacity_requests_per_second")
     return [
         Target(link("ITL (inter-token latency)"),
-               f"{seconds_text(_f(env, 'itl_percentile_seconds'))} at {pct}",
+               f"{seconds_text(_f(env, 'layout_itl_percentile_seconds'))} at {pct}",
                f"mean {seconds_text(_f(env, 'itl_seconds'))}",
                f"{seconds_text(wl.number('itl_s'))} at {pct}", bool(env.value("meets_itl")),
                mark),
         Target(link("TTFT (time to first token), queueing included"),
-               f"{seconds_text(_f(env, 'ttft_percentile_seconds'))} at {pct}",
-               f"mean {seconds_text(_f(env, 'ttft_mean_seconds'))}",
+               f"{seconds_text(_f(env, 'layout_ttft_percentile_seconds'))} at {pct}",
+               f"mean {seconds_text(_f(env, 'layout_ttft_mean_seconds'))}",
                f"{seconds_text(wl.number('ttft_s'))} at {pct}", bool(env.value("meets_ttft")),
                mark),
         Target(link("Capacity at the peak rate"), f"{capacity:,.2f} requests/s",

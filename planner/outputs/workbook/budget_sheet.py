@@ -59,8 +59,9 @@ TABLES = (
         WORKLOAD, Column("fleet_row", "Fleet row in its block (helper) [#]", "0", 21),
         Column("server", "Server [id]", width=30), Column("gpu", "GPU [id]"),
         Column("weights", "Weights [format]"), Column("kv", "KV cache [format]"),
-        Column("tp", "TP [GPUs]", "0"), Column("batch", "Batch per replica [sequences]",
-                                              "#,##0"),
+        Column("tp", "TP [GPUs]", "0"),
+        Column("layout", "Serving layout [tp, tp+ep, dp-attention or disaggregated]", width=15),
+        Column("batch", "Batch per replica [sequences]", "#,##0"),
         Column("replicas", "Replicas incl. spares [replicas]", "#,##0", 21),
         Column("itl", "ITL at the latency percentile [s]", "0.0000"),
         Column("target_missed", "Target missed [memory, itl, ttft or none]", width=44),
@@ -83,6 +84,9 @@ TABLES = (
         Column("gpu", "GPU [id]"),
         Column("gpus_bought", "GPUs bought [GPUs]", "#,##0"),
         Column("gpus_running", "GPUs running the replicas [GPUs]", "#,##0"),
+        Column("prefill_gpus", "Of which prefill, disaggregated [GPUs]", "#,##0"),
+        Column("decode_gpus", "Of which decode, spares included, disaggregated [GPUs]", "#,##0",
+               15),
         Column("idle_gpus", "GPUs bought that no replica uses [GPUs]", "#,##0"),
         Column("extra_replicas", "Extra replicas in GPUs already bought [replicas]", "#,##0",
                15),
@@ -120,11 +124,14 @@ WIDTHS = [max((t.columns[i].width for t in TABLES if i < len(t.columns)), defaul
 # Cells read from the chosen Fleet row: table key, column key -> fleet quantity.
 PICKED = {
     ("choice", "server"): "server", ("choice", "gpu"): "gpu", ("choice", "weights"): "weights",
-    ("choice", "kv"): "kv", ("choice", "tp"): "tp", ("choice", "batch"): "batch_chosen",
-    ("choice", "replicas"): "replicas", ("choice", "itl"): "itl_percentile_seconds",
-    ("choice", "ttft"): "ttft_percentile_seconds", ("choice", "target_missed"): "failing_target",
+    ("choice", "kv"): "kv", ("choice", "tp"): "tp", ("choice", "layout"): "layout",
+    ("choice", "batch"): "batch_chosen", ("choice", "replicas"): "replicas",
+    ("choice", "itl"): "layout_itl_percentile_seconds",
+    ("choice", "ttft"): "layout_ttft_percentile_seconds",
+    ("choice", "target_missed"): "failing_target",
     ("order", "quantity"): "servers",
     ("gpus", "gpus_bought"): "gpus_bought", ("gpus", "gpus_running"): "gpus",
+    ("gpus", "prefill_gpus"): "prefill_gpus", ("gpus", "decode_gpus"): "decode_gpus",
     ("gpus", "idle_gpus"): "idle_gpus", ("gpus", "extra_replicas"): "extra_replicas",
     ("gpus", "racks_alone"): "racks", ("gpus", "rack_share"): "rack_share",
     ("running", "energy"): "energy_usd_per_year",
@@ -338,7 +345,8 @@ class _Row:
             return Styled(self.wid)
         if (t, key) in PICKED:
             name = PICKED[(t, key)]
-            value: Value = (getattr(c, name) if name in ("server", "gpu", "weights", "kv", "tp")
+            value: Value = (getattr(c, name) if name in ("server", "gpu", "weights", "kv", "tp",
+                                                         "layout")
                             else env.offer.id if name == "cloud_offer" and env.offer
                             else "" if name == "cloud_offer" else env.value(name))
             return Formula("=" + self.picked.col(name), value, col.number_format)

@@ -67,8 +67,9 @@ FLEET_QUANTITY_NAMES = [q.name for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]]
 # The order a reader expects; FLEET_COLUMNS moves a column right where it reads one after it.
 _CONFIG_ORDER = ("model", "gpu", "weights", "kv", "tp", "prompt", "output", "context", "batch")
 assert sorted(_CONFIG_ORDER) == sorted(SCENARIO_FIELDS)
-_PREFERRED = ["workload", "server", *_CONFIG_ORDER, "workload_row", "server_row", *LOOKUPS,
-              *FLEET_INPUTS, *FLEET_QUANTITY_NAMES]
+# The serving layout (planner.model.layouts) is part of the configuration: an input beside TP.
+_PREFERRED = ["workload", "server", *_CONFIG_ORDER[:5], "layout", *_CONFIG_ORDER[5:],
+              "workload_row", "server_row", *LOOKUPS, *FLEET_INPUTS, *FLEET_QUANTITY_NAMES]
 # What finance reads of a candidate, repeated at the end of its row (each cell reads the
 # quantity's own column, to its left) and all that a finance export prints of the Fleet, beside
 # the workload, server and configuration (the columns it repeats on each page).
@@ -104,6 +105,8 @@ class FleetRowRenderer(GridRowRenderer):
     def ref(self, kind: str, name: str) -> str:
         if kind == "measured":
             return self.col(f"measured_{name}")
+        if kind == "layout":  # tp, tp+ep, dp-attention or disaggregated: an input of the row
+            return self.col("layout")
         if kind == "cloud":  # the row's cloud offer, looked up on the Clouds sheet
             if name == "offer_exists":
                 return f"({self.col('cloud_row')}>0)"
@@ -161,7 +164,8 @@ FLEET_COL = {n: get_column_letter(i) for i, n in enumerate(FLEET_COLUMNS, start=
 # Repeated on each printed page of the Fleet: the candidate (workload, server and the
 # configuration up to its GPU; the batch follows the batch chosen, far to the right).
 FLEET_PRINT_TITLE_COLUMNS = "A:" + max((FLEET_COL[n] for n in ("workload", "server", "model",
-                                                             "gpu", "weights", "kv", "tp")),
+                                                             "gpu", "weights", "kv", "tp",
+                                                             "layout")),
                                        key=lambda c: (len(c), c))
 
 
@@ -177,7 +181,9 @@ FORMAT_OVERRIDES = {
     "choice_key": '[>=1E+15]"misses a target";"$"#,##0',
     **dict.fromkeys(("itl_mean_at_load_seconds", "prefill_wait_at_percentile_seconds",
                      "prefill_wait_mean_seconds", "slot_wait_at_percentile_seconds",
-                     "ttft_mean_seconds", "ttft_percentile_seconds"), _NO_STEADY_STATE),
+                     "ttft_mean_seconds", "ttft_percentile_seconds",
+                     "prefill_pool_ttft_percentile_seconds", "layout_ttft_percentile_seconds",
+                     "layout_ttft_mean_seconds"), _NO_STEADY_STATE),
 }
 HEADER_OVERRIDES = {"choice_key": "Choice key: TCO, or misses a target (helper) [USD]"}
 
@@ -307,7 +313,7 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
             cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
         elif name == "cloud_offer":
             cells.append(Input(offer))
-        elif text is None:  # weights, kv, tp: the candidate's configuration
+        elif text is None:  # weights, kv, tp, layout: the candidate's configuration
             cells.append(Input(getattr(c, name)))
         elif name in FLEET_VARS:
             cells.append(Formula(text, env.lookup("var", name), "#,##0"))
@@ -334,9 +340,10 @@ FLEET_HEADERS = {
        for k in FLEET_LOOKUPS},
     "measured_speed_ratio": "Measured speed error (planner ÷ published) [ratio]",
     "cloud_offer": "Cloud offer rented instead [id]", "cloud_row": "Cloud offers row [#]",
+    "layout": "Serving layout [tp, tp+ep, dp-attention or disaggregated]",
 }
 FLEET_WIDTHS = {"workload": 26, "server": 18, "model": 16, "gpu": 12, "weights": 10, "kv": 10,
-                "tp": 8, "context": 10, "batch": 12, "prompt": 10, "output": 12,
+                "tp": 8, "layout": 13, "context": 10, "batch": 12, "prompt": 10, "output": 12,
                 **{n + s: width for n, width in (("failing_target", 10), ("choice_key", 17),
                                                  ("verdict", 21)) for s in ("", SUMMARY_SUFFIX)},
                 **dict.fromkeys(FLEET_LOOKUPS, 9.0), **dict.fromkeys(FLEET_INPUTS, 14.0)}

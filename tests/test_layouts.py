@@ -1,0 +1,291 @@
+"""Serving layouts (planner/model/layouts.py): worked examples by hand, the invariants, the
+JSON keys, and docs/layouts.md generated from the planner."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+from statistics import NormalDist
+
+import pytest
+
+from planner.errors import ArgumentError
+from planner.inputs.catalog import (
+    DEFAULT_GPUS,
+    DEFAULT_MODELS,
+    DEFAULT_SERVERS,
+    load_gpus,
+    load_models,
+    load_servers,
+)
+from planner.inputs.workloads import adhoc_workloads
+from planner.plan.simulate import simulate_replica, step_times
+from planner.plan.simulate_pair import simulate_row
+from planner.plan.sizing import Sized, layouts_for, size_all, size_json
+
+ROOT = Path(__file__).parent.parent
+
+
+def _size(model: str, gpu: str, rate: float, p: int, o: int, ttft: float, itl: float,
+          overrides: dict[str, float | str] | None = None) -> Sized:
+    models, gpus = load_models(DEFAULT_MODELS), load_gpus(DEFAULT_GPUS)
+    servers = load_servers(DEFAULT_SERVERS, gpus)
+    wl = adhoc_workloads(model, rate, p, o, ttft, itl, ("fp8",), (gpu,), 0, models, gpus)
+    return size_all(wl, models, gpus, servers, overrides or {})[0]
+
+
+@pytest.fixture(scope="module")
+def deepseek() -> Sized:
+    return _size("deepseek-r1", "h200-sxm", 5.0, 1000, 2000, 3.0, 0.06)
+
+
+def _row(sized: Sized, layout: str, tp: int = 8, kv: str = "fp8"):  # type: ignore[no-untyped-def]
+    return next(e for e in sized.rows if e.candidate.layout == layout
+                and e.candidate.tp == tp and e.candidate.kv == kv)
+
+
+def test_deepseek_kv_capacity_tp8_against_dp_attention_by_hand(deepseek: Sized) -> None:
+    tp, dp = _row(deepseek, "tp"), _row(deepseek, "dp-attention")
+    per_seq = tp.number("kv_bytes_per_sequence")
+    # under TP the MLA latent is on every GPU: a GPU's pool holds whole sequences' KV
+    assert tp.number("kv_bytes_per_sequence_per_gpu") == pytest.approx(per_seq)
+    assert tp.number("layout_max_sequences") == int(tp.number("kv_pool_bytes_per_gpu") // per_seq)
+    assert 400 <= tp.number("layout_max_sequences") <= 450  # "about 410" before this change
+    # DP attention: attention weights replicated (7/8 more of them), each GPU its own sequences
+    extra = dp.number("attention_weight_bytes") * 7 / 8
+    assert dp.number("layout_weight_bytes_per_gpu") == pytest.approx(
+        tp.number("weight_bytes_per_gpu") + extra)
+    pool = tp.number("kv_pool_bytes_per_gpu") - extra
+    assert dp.number("layout_max_sequences") == 8 * int(pool // per_seq)
+    assert dp.number("layout_max_sequences") > 5 * tp.number("layout_max_sequences")
+    assert dp.number("layout_max_num_seqs") == 8 * tp.number("max_num_seqs_effective")
+
+
+def test_deepseek_step_time_under_dp_attention_by_hand(deepseek: Sized) -> None:
+    dp = _row(deepseek, "dp-attention")
+    moe = dp.model.value("moe_layers")
+    assert moe == 58
+    assert dp.number("a2a_fixed_seconds") == pytest.approx(
+        2 * 58 * dp.number("allreduce_latency_seconds"))
+    a2a = (58 * 7168 * 8 * 3 * 1.2 / 8 / dp.number("scale_up_bytes_per_second"))
+    assert dp.number("a2a_seconds_per_sequence") == pytest.approx(a2a)
+    # attention: each GPU reads only its own sequences' latent (÷ 8), never below the FLOPs
+    assert dp.number("layout_attention_seconds_per_sequence") <= \
+        dp.number("serving_attention_seconds_per_sequence") / 8 + 1e-12 or \
+        dp.number("layout_attention_seconds_per_sequence") == pytest.approx(
+            dp.number("serving_attention_flops_per_sequence") / 8 / dp.number("compute_achieved"))
+    assert dp.number("itl_seconds") == pytest.approx(
+        (dp.number("tpot_seconds") + dp.number("layout_step_delta_seconds"))
+        * dp.number("speed_ratio_applied"))
+    # the latency at load (planner.model.latency) steps with the layout's pieces: its fixed
+    # time, its time per sequence and its slots (each rank its own max_num_seqs and KV pool)
+    tp = _row(deepseek, "tp")
+    assert dp.number("layout_step_fixed_seconds") == pytest.approx(
+        tp.number("step_fixed_seconds") + dp.number("layout_fixed_seconds"))
+    assert dp.number("decode_seconds_per_sequence") == pytest.approx(
+        tp.number("decode_seconds_per_sequence") + dp.number("layout_seconds_per_sequence"))
+    assert dp.number("slots") == min(8 * tp.number("max_num_seqs_effective"),
+                                     dp.number("layout_max_sequences"))
+
+
+def test_dp_attention_never_lowers_an_mla_models_kv_capacity(deepseek: Sized) -> None:
+    lite = _size("deepseek-v2-lite", "h100-sxm", 5.0, 4000, 1000, 3.0, 0.05)
+    pairs = 0
+    for sized in (deepseek, lite):
+        for env in sized.rows:
+            c = env.candidate
+            if c.layout != "dp-attention":
+                continue
+            base = next(e for e in sized.rows if e.candidate.layout == "tp"
+                        and (e.candidate.server, e.candidate.weights, e.candidate.kv,
+                             e.candidate.tp) == (c.server, c.weights, c.kv, c.tp))
+            assert env.number("layout_max_sequences") >= base.number("layout_max_sequences")
+            pairs += 1
+    assert pairs > 4
+
+
+def test_a_disaggregated_decode_pool_has_no_prompt_carrying_step(deepseek: Sized) -> None:
+    for env in deepseek.rows:
+        if env.candidate.layout != "disaggregated" or env.value("fits_workload") is not True:
+            continue
+        # the mean gap is the decode step at the chosen batch with no prefill spread over it
+        no_prompt = (env.number("tpot_seconds") - env.number("prefill_per_step_seconds")) \
+            * env.number("speed_ratio_applied")
+        assert env.number("itl_seconds") == pytest.approx(no_prompt, rel=1e-9)
+        assert env.number("decode_step_no_prefill_seconds") == pytest.approx(no_prompt)
+        # and the percentile is the decode pool's: no gap carries a prompt
+        assert env.number("layout_itl_percentile_seconds") == \
+            env.number("decode_pool_itl_percentile_seconds")
+
+
+def test_the_decode_pools_itl_percentile_by_hand(deepseek: Sized) -> None:
+    d = _row(deepseek, "disaggregated")
+    v = d.number
+    r = v("speed_ratio_applied")  # 2.81: the measured speed error for DeepSeek on H200
+    # A decode step with n sequences (docs/latency.md §1): fixed + n × per sequence + the larger
+    # of reading the weights (at most the shared weights + each sequence's top-k experts) and
+    # the GEMMs. A disaggregated TP group adds nothing to it (no EP, no DP attention).
+    assert v("layout_seconds_per_sequence") == 0
+    assert v("layout_step_fixed_seconds") == v("step_fixed_seconds")
+    fixed, per = v("step_fixed_seconds"), v("decode_seconds_per_sequence")  # 7.8 ms, 0.09 ms
+    weights, shared = v("weights_read_seconds"), v("shared_weights_read_seconds")  # 21, 0.6 ms
+    experts, gemm = v("expert_read_seconds_per_sequence"), v("gemm_seconds_per_sequence")
+
+    def step(n: float) -> float:
+        return r * (fixed + n * per + max(min(weights, shared + n * experts), n * gemm))
+
+    # No prompt in a decode replica: the 5 requests/s spread over its decode replicas, each
+    # decoding the 1,999 tokens after the first (the prefill pool's), one a step. Little's law:
+    # n = k D(n) with k = λ × 1,999; on a line a + b n the fixed point is k r a / (1 − k r b).
+    lam = 5.0 / v("decode_replicas")  # 38 replicas: 0.13 requests/s each
+    assert v("decode_pool_arrivals_per_replica") == pytest.approx(lam)
+    k = lam * 1999
+
+    def fixed_point(a: float, b: float) -> float:
+        return k * r * a / (1 - k * r * b)
+
+    n = max(min(fixed_point(fixed + weights, per),
+                fixed_point(fixed + shared, per + experts)),
+            fixed_point(fixed, per + gemm))
+    # the routed-expert line binds: a = 8.4 ms, b = 0.73 ms; k r b = 0.54, so n = 13.4
+    assert shared + n * experts < weights and n * gemm < shared + n * experts
+    assert v("decode_pool_running_sequences") == pytest.approx(n)
+    assert 13 < n < 14
+    # The batch swings: Poisson over one lifetime, each extra sequence lengthening every step
+    # by b and so holding B = k r b more: σ = √(n / (1 − B)) = 5.4.
+    feedback = k * r * (per + experts)
+    assert v("decode_pool_running_feedback") == pytest.approx(feedback)
+    spread = math.sqrt(n / (1 - feedback))
+    assert v("decode_pool_running_spread") == pytest.approx(spread)
+    # Every gap is a decode step, so the p95 gap is the step with the p95 batch (itself
+    # included): 13.4 + 1 + 1.645 × 5.4 = 23.3 sequences, above the 17 the capacity was bought
+    # at; the step 2.81 × (8.4 + 23.3 × 0.73) ms = 71 ms misses the 60 ms target (as the
+    # aggregated TP 8's p95, whose batch swings alike, does).
+    at_p95 = n + 1 + NormalDist().inv_cdf(0.95) * spread
+    assert v("decode_pool_running_at_percentile") == pytest.approx(at_p95, rel=1e-3)
+    assert v("batch_chosen") == 17 and at_p95 > 17
+    assert v("layout_itl_percentile_seconds") == pytest.approx(step(at_p95), rel=1e-4)
+    assert 0.069 < step(at_p95) < 0.073
+    assert d.value("meets_itl") is False and d.value("failing_target") == "itl"
+
+
+def test_disaggregated_sizing_by_hand(deepseek: Sized) -> None:
+    d = _row(deepseek, "disaggregated")
+    moved = 1000 * d.number("kv_bytes_per_token")
+    assert d.number("kv_transfer_bytes") == pytest.approx(moved)
+    assert d.number("kv_transfer_seconds") == pytest.approx(moved / (8 * 50e9 * 0.87))
+    tau = d.number("prefill_pool_service_seconds")
+    prefill = max(1, math.ceil(5.0 * tau / d.number("prefill_pool_load_limit")))
+    assert d.number("prefill_replicas") == prefill
+    assert d.number("decode_replicas") == d.number("replicas_for_rate")
+    assert d.number("prefill_gpus") == 8 * prefill
+    assert d.number("gpus") == d.number("prefill_gpus") + d.number("decode_gpus")
+
+
+def _largest(holds, low: float = 0.0, high: float = 1 - 1e-12) -> float:  # type: ignore[no-untyped-def]
+    """The largest x in [low, high] for which holds(x), by bisection (holds is monotone)."""
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if holds(middle) else (low, middle)
+    return low
+
+
+def test_a_prefill_pool_is_sized_for_the_ttft_percentile_by_hand() -> None:
+    """Llama 3.1 70B FP8 on one H200 a replica, 20 requests/s of 2,000-token prompts, TTFT 2 s
+    at p95: the prefill pool's load limit by the tangent passes, against the exact root."""
+    sized = _size("llama-3.1-70b", "h200-sxm", 20.0, 2000, 500, 2.0, 0.05)
+    d = _row(sized, "disaggregated", tp=1, kv="bf16")
+    v = d.number
+    # K and V × 80 layers × 8 KV heads × 128 × 2 B = 327,680 B a token; 2,000 of them, 655 MB,
+    # from one GPU at 50 GB/s × 0.87: 15.1 ms.
+    assert v("kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2
+    transfer = 2000 * 327_680 / (50e9 * 0.87)
+    assert v("kv_transfer_seconds") == pytest.approx(transfer)
+    # A prompt on a replica that runs prompts only: prefill alone × the measured speed error
+    # (236 ms × 1.1 = 260 ms), τ of an M/D/1 queue; it may wait 2 s − τ − transfer = 1.73 s.
+    tau = v("prefill_seconds") * v("speed_ratio_applied")
+    assert v("prefill_pool_service_seconds") == pytest.approx(tau)
+    budget = 2.0 - tau - transfer
+    assert v("prefill_pool_wait_budget_seconds") == pytest.approx(budget)
+
+    def tail_wait(rho: float) -> float:  # the M/D/1 wait at p95
+        return math.log(rho / 0.05) * tau / (2 * (1 - rho)) if rho > 0.05 else 0.0
+
+    exact = _largest(lambda rho: tail_wait(rho) <= budget)  # 0.792
+    # ln x ≤ x − 1 alone: ρ ≤ (1 + 2b/τ) / (20 + 2b/τ) = 0.43, 13 replicas for 5.2 s of
+    # prefill a second; two more passes, ln replaced by its tangent at the last load, come to
+    # within 0.01 % of the exact root from below: 7 replicas.
+    first = (1 + 2 * budget / tau) / (1 / 0.05 + 2 * budget / tau)
+    assert v("prefill_pool_load_limit_first") == pytest.approx(first)
+    assert math.ceil(20 * tau / first) == 13
+    assert v("prefill_pool_load_limit") <= exact
+    assert v("prefill_pool_load_limit") == pytest.approx(exact, rel=1e-4)
+    assert v("prefill_replicas") == math.ceil(20 * tau / exact) == 7
+    # At 20 τ / 7 = 0.74 a replica, TTFT at p95: prefill + transfer + the tail wait, 1.64 s.
+    load = 20 * tau / 7
+    assert v("prefill_pool_load") == pytest.approx(load)
+    ttft = tau + transfer + tail_wait(load)
+    assert v("layout_ttft_percentile_seconds") == pytest.approx(ttft)
+    assert 1.6 < ttft <= 2.0 and d.value("meets_ttft") is True
+
+
+def test_the_chosen_layout_meets_every_target() -> None:
+    for args in [("llama-3.1-8b", "h100-sxm", 50.0, 4000, 300, 1.0, 0.03),
+                 ("qwen3-235b-a22b", "h200-sxm", 5.0, 1000, 2000, 3.0, 0.06)]:
+        sized = _size(*args)
+        c = sized.choice
+        assert sized.met and c is not None
+        assert c.number("layout_itl_percentile_seconds") <= args[6]
+        assert c.number("layout_ttft_percentile_seconds") <= args[5]
+        met = [e for e in sized.rows if e.value("meets_targets") is True]
+        assert c.number("tco_usd") == min(e.number("tco_usd") for e in met)
+
+
+def test_the_simulation_steps_with_the_layout(deepseek: Sized) -> None:
+    """`planner simulate`'s decode step carries what the layout changes, as the closed forms
+    do; a disaggregated choice is simulated as a pair, one replica of each pool."""
+    dp = _row(deepseek, "dp-attention")
+    times = step_times(dp)
+    batch = int(dp.number("batch_chosen"))  # 15, within a TP group's caps
+    assert batch == dp.number("serving_batch")
+    assert times.decode_seconds(batch) == pytest.approx(
+        dp.number("decode_step_no_prefill_seconds"))
+    assert times.decode_seconds(batch) != pytest.approx(
+        _row(deepseek, "tp").number("decode_step_no_prefill_seconds"))
+    assert times.max_sequences == dp.number("slots") == 2688
+    sized = _size("llama-3.1-70b", "h200-sxm", 20.0, 2000, 500, 2.0, 0.05)
+    assert sized.choice is not None and sized.choice.candidate.layout == "disaggregated"
+    run = simulate_row(sized.choice, 2000)
+    assert run.prefill_arrivals_per_second == pytest.approx(
+        20.0 / sized.choice.number("prefill_replicas"))
+    assert run.arrivals_per_second == pytest.approx(
+        sized.choice.number("decode_pool_arrivals_per_replica"))
+    with pytest.raises(ArgumentError, match="two pools"):
+        simulate_replica(sized.choice, 100)
+
+
+def test_size_json_names_the_layout_and_the_best_of_each(deepseek: Sized) -> None:
+    out = size_json([deepseek])["workloads"][0]  # type: ignore[index]
+    assert out["layout"] in ("tp", "tp+ep", "dp-attention", "disaggregated")
+    assert {"prefill_gpus", "decode_gpus"} <= set(out)
+    best = out["best_per_layout"]
+    assert set(best) == {"tp", "tp+ep", "dp-attention", "disaggregated"}
+    for b in best.values():
+        assert {"gpus", "tco_usd", "met"} <= set(b)
+
+
+def test_layouts_follow_the_engine_and_the_model() -> None:
+    models = load_models(DEFAULT_MODELS)
+    assert layouts_for(models.entries["llama-3.1-70b"], 8, "vllm") == ["tp", "disaggregated"]
+    assert layouts_for(models.entries["deepseek-r1"], 1, "sglang") == ["tp", "disaggregated"]
+    assert layouts_for(models.entries["deepseek-r1"], 8, "none") == ["tp"]
+
+
+def test_layouts_doc_is_generated() -> None:
+    path = ROOT / "docs" / "generate_layouts.py"
+    spec = importlib.util.spec_from_file_location("generate_layouts", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.TARGET.read_text() == module.document(), "run python docs/generate_layouts.py"
