@@ -71,6 +71,13 @@ def step_slope(n: Expr) -> Expr:
            < q("weights_read_seconds"), q("expert_read_seconds_per_sequence"), 0))
 
 
+def md1_tail_wait(load: Expr, service: Expr) -> Expr:
+    """The M/D/1 exponential tail wait at the latency percentile p, ln(ρ/(1 − p)) τ / (2(1 − ρ)),
+    0 when ρ ≤ 1 − p (no prompt waits at the percentile); for ρ < 1."""
+    p = q("latency_percentile_used")
+    return IF(load > 1 - p, LN(load / (1 - p)) * service / (2 * (1 - load)), 0)
+
+
 def _tail_limit(fixed: Expr, per_sequence: Expr) -> Expr:
     """The most arrivals per replica with at most 1 − p of the gaps carrying a prompt, if every
     decode step took fixed + n × per_sequence (model seconds): mixed steps, λ c a / (1 − λS)
@@ -519,9 +526,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
              display="ratio"),
     Quantity("prefill_wait_at_percentile_seconds", "Prompt's wait at the percentile", "s",
              IF(q("prefill_load") < 1,
-                IF(q("prefill_load") > 1 - q("latency_percentile_used"),
-                   LN(q("prefill_load") / (1 - q("latency_percentile_used")))
-                   * q("prefill_service_at_load_seconds") / (2 * (1 - q("prefill_load"))), 0),
+                md1_tail_wait(q("prefill_load"), q("prefill_service_at_load_seconds")),
                 1e9),
              "the M/D/1 exponential tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) (0 when ρ ≤ 1 − p)",
              display="seconds"),

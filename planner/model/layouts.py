@@ -31,7 +31,7 @@ from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
 from planner.model.fleet_refs import sqrt as _sqrt
 from planner.model.fleet_refs import srv, w
-from planner.model.latency import decode_step, running, step_slope
+from planner.model.latency import decode_step, md1_tail_wait, running, step_slope
 from planner.model.quantity import Quantity, a, m, q, v
 from planner.model.speed_quantities import allreduce_seconds
 from planner.model.units import GB
@@ -247,9 +247,8 @@ POOL_QUANTITIES: list[Quantity] = [
              "s",
              IF(q("prefill_pool_load") < 1,
                 q("prefill_pool_first_token_seconds")
-                + IF(q("prefill_pool_load") > 1 - _p,
-                     LN(q("prefill_pool_load") / (1 - _p)) * q("prefill_pool_service_seconds")
-                     / (2 * (1 - q("prefill_pool_load"))), 0), 1e9),
+                + md1_tail_wait(q("prefill_pool_load"), q("prefill_pool_service_seconds")),
+                1e9),
              "prefill + transfer + the M/D/1 tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ))",
              display="seconds"),
     Quantity("layout_serving_replicas", "Serving replicas (layout)", "replicas",
