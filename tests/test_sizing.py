@@ -909,3 +909,49 @@ def test_present_value_factor_discounts_by_hand(tmp_path) -> None:
         capex, opex = row.number("capex_usd"), row.number("opex_usd_per_year")
         assert row.value("tco_usd") == pytest.approx(capex + opex * factor)
         assert row.value("annual_cost_usd") == pytest.approx(capex / factor + opex)
+
+
+@pytest.mark.parametrize("settings,server,expect", [
+    ({}, {"power_kw": 50}, "one server draws 50"),  # more than a 40.8 kW rack
+    ({}, {"rack_units": 48}, "taller than rack_units_per_rack"),
+    ({"rack_power_kw": 8}, {}, "more than rack_power_kw = 8"),
+    ({}, {"gpus_per_server": 1, "scale_up_gpus": None}, None),  # TP 1 fits: sizable
+])
+def test_a_check_without_sizing_refuses_what_sizing_refuses(tmp_path, settings, server,
+                                                            expect) -> None:
+    """`planner import-workbook` checks what it writes builds without sizing every workload
+    again (sizing.check_sizable): the same refusal, at the same place, as size_all's."""
+    from planner.errors import CatalogError
+    from planner.plan.sizing import check_sizable
+
+    server = {k: v for k, v in server.items() if v is not None}
+    models, gpus, servers, workloads, _ = world(tmp_path, server=server)
+    assumptions = {**ASSUMPTIONS, **settings}
+    if expect is None:
+        check_sizable(workloads, models, servers, assumptions)
+        assert size_all(workloads, models, gpus, servers, assumptions)[0].rows
+        return
+    with pytest.raises(CatalogError) as sized:
+        size_all(workloads, models, gpus, servers, assumptions)
+    with pytest.raises(CatalogError) as checked:
+        check_sizable(workloads, models, servers, assumptions)
+    assert expect in str(checked.value) and str(checked.value) == str(sized.value)
+
+
+def test_a_workload_no_server_can_carry_is_refused_alike(tmp_path) -> None:
+    from planner.errors import CatalogError
+    from planner.plan.sizing import check_sizable
+
+    models, _, _, _, paths = world(tmp_path)  # then a GPU "h" that no server carries
+    paths["gpus"].write_text(yaml.safe_dump({"gpus": {"g": GPU, "h": GPU}}))
+    paths["workloads"].write_text(yaml.safe_dump({"workloads": {"w": {**WORKLOAD,
+                                                                      "gpus": ["h"]}}}))
+    gpus = load_gpus(paths["gpus"])
+    servers = load_servers(paths["servers"], gpus)
+    workloads = load_workloads(paths["workloads"], models, gpus)
+    with pytest.raises(CatalogError) as sized:
+        size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    with pytest.raises(CatalogError) as checked:
+        check_sizable(workloads, models, servers, ASSUMPTIONS)
+    assert "no server in the server catalog carries an allowed GPU" in str(checked.value)
+    assert str(checked.value) == str(sized.value)

@@ -336,11 +336,27 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
             env.value(quantity.name)
         rows.append(env)
     if not rows:
-        raise CatalogError(workload.locate("gpus"), "no server in the server catalog carries an "
-                           "allowed GPU at a TP degree this model can use",
-                           "allow more GPUs, or add a server for one of them")
+        raise _no_candidate(workload)
     choice = min(rows, key=_key)  # first of equals, as MATCH finds it in the workbook
     return Sized(workload, rows, choice)
+
+
+def _no_candidate(workload: Workload) -> CatalogError:
+    return CatalogError(workload.locate("gpus"), "no server in the server catalog carries an "
+                        "allowed GPU at a TP degree this model can use",
+                        "allow more GPUs, or add a server for one of them")
+
+
+def check_sizable(workloads: Catalog, models: Catalog, servers: Catalog,
+                  overrides: Mapping[str, float | str] | None = None) -> None:
+    """What `size_all` would refuse, said without sizing: a rack that holds no server, a
+    workload with no candidate."""
+    assumptions = resolve(overrides)
+    check_rack_limits(servers, assumptions)
+    for entry in workloads.entries.values():
+        assert isinstance(entry, Workload)
+        if next(candidates(entry, models, servers, str(assumptions["engine"])), None) is None:
+            raise _no_candidate(entry)
 
 
 def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalog,

@@ -240,7 +240,8 @@ def import_workbook(workbook: Path | str, to: Path | str | None = None,
     for section in CATALOG_SECTIONS:
         texts[section] = _catalog(d, result, section, value)
     texts["grid"] = _grid(d, result, value)
-    _validate(d, result, texts)
+    if any((c.sheet, c.cell) not in keep_old for c in d.inputs):
+        _validate(d, result, texts)  # else they are the inputs the diff just rebuilt from
     from planner.outputs.atomic import write_atomically
 
     def writer(text: str) -> Callable[[Path], None]:
@@ -433,7 +434,8 @@ def _validate(d: WorkbookDiff, result: ImportResult, texts: dict[str, str]) -> N
         try:
             build_plan(paths["models"], paths["gpus"], paths["grid"],
                        load_assumptions_file(paths["assumptions"]),
-                       workloads_path=paths["workloads"], servers_path=paths["servers"])
+                       workloads_path=paths["workloads"], servers_path=paths["servers"],
+                       check_only=True)
         except CatalogError as exc:
             raise _translate(d, result, exc, paths) from None
         except PlannerError as exc:

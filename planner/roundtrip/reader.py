@@ -23,6 +23,7 @@ from planner.roundtrip.streamed import (  # noqa: F401 - Cells and the kinds are
     LO_BOOLEANS,
     OTHER,
     Cells,
+    CellsView,
     StreamedBook,
     StreamedSheet,
 )
@@ -278,9 +279,9 @@ class Namer:
 
         self.budget_names = BudgetLayout([s.workload.id for s in plan.sized]).cell_names()
 
-    def set_ids(self, sheet: str, cells: Cells) -> None:
+    def set_ids(self, sheet: str, cells: CellsView) -> None:
         """Column A of a sheet: the id each row's cells belong to."""
-        self.ids[sheet] = {r: v for (r, c), (v, _) in cells.items() if c == 1}
+        self.ids[sheet] = {r: cells[(r, c)][0] for r, c in cells if c == 1}
 
     def name(self, sheet: str, row: int, col: int) -> tuple[str, Home | None]:
         from openpyxl.utils import get_column_letter
