@@ -45,8 +45,8 @@ BUILT, HELD_OUT = "used to build", "held out"
 # - extra-points.yaml calibrated it further (its startup logs chose the sampler, NVLS and MoE
 #   terms of issue 27; its throughput runs the kernel floor and per-sequence time);
 # - throughput-points.yaml was gathered after the speed model of issue 8 was built, but SGLang's
-#   separate prefill, the kernel counts and issue 27's CDNA attention occupancy were then chosen
-#   looking at it, so it no longer judges them;
+#   separate prefill, the kernel counts, issue 27's CDNA attention occupancy and its eager
+#   prefill launches were then chosen looking at it, so it no longer judges them;
 # - cookbook-points.yaml was recorded whole after the speed model stopped changing, but issue
 #   27's eager prefill launches (eager_prefill, eager_kernel_us) were chosen looking at its
 #   SGLang runs (the decode stall each new request adds), so it no longer judges them either;
@@ -830,16 +830,17 @@ sources in their `source` fields) is run through
 otherwise. The report fits nothing, but the mechanisms were built looking at some of this
 evidence, and the tables say which: **used to build** is `engine-points.yaml` (it designed the
 engine model), `extra-points.yaml` (it calibrated it further; its startup logs chose issue 27's
-sampler, NVLS and MoE-workspace terms) and `throughput-points.yaml` (gathered after the speed
+sampler, NVLS and MoE-workspace terms), `throughput-points.yaml` (gathered after the speed
 model of issue 8 was built, its sources adopted from their descriptions before any comparison,
-but SGLang's separate prefill, the kernel counts and issue 27's CDNA attention occupancy were
-chosen looking at it) and `cookbook-points.yaml` (every further result block of an adopted
-source, the SGLang cookbook's other pages, recorded whole after the speed model stopped changing
-and held out until issue 27's eager prefill launches were chosen looking at its SGLang runs: the
-decode stall each new request adds; the per-kernel figure itself is SGLang's own eager-against-
-graphed measurement, not a fit); **held out** is `heldout-points.yaml` (startup figures gathered
-after issue 27's memory mechanisms were built), which no mechanism was chosen from. No serving
-run is held out any more: the next gathered set judges the speed model. Read the held-out
+but SGLang's separate prefill, the kernel counts, issue 27's CDNA attention occupancy and its
+eager prefill launches were chosen looking at it) and `cookbook-points.yaml` (every further
+result block of an adopted source, the SGLang cookbook's other pages, recorded whole after the
+speed model stopped changing and held out until issue 27's eager prefill launches were chosen
+looking at its SGLang runs: the decode stall each new request adds; the per-kernel figure itself
+is SGLang's own eager-against-graphed measurement, not a fit); **held out** is
+`heldout-points.yaml` (startup figures gathered after issue 27's memory mechanisms were built),
+which no mechanism was chosen from. No serving run is held out any more: the next gathered set
+judges the speed model. Read the held-out
 figures as the planner's accuracy on evidence it has not seen; the tables also split the results
 by data file. Models are matched to
 the catalog by its `hf_id`,
