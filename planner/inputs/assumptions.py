@@ -278,6 +278,33 @@ ASSUMPTIONS: dict[str, Assumption] = {
                      maximum=1000, group="speed")
           for name, label, count, reason in KERNEL_COUNTS),
         Assumption(
+            "eager_kernel_us", "Host launch time per kernel of a pass without a CUDA graph",
+            "µs", 41.0,
+            "a forward pass that is not replayed from a CUDA graph launches each kernel from "
+            "Python, and the GPU waits on the host between them: SGLang's DeepSeek-V3 extend "
+            "pass of one new token took 82.6 ms eager and 23.1 ms replayed from a prefill CUDA "
+            "graph, the same GPU work: 59.5 ms of launches for the 1,440 kernels "
+            "kernels_per_step counts for DeepSeek-V3, 41 µs a kernel; paid by each pass where "
+            "eager_prefill is 1, on top of the pass's GPU time",
+            "sgl-project/sglang PR #12160 (2025-10-26, 'forward cost' log lines); "
+            "docs/engines.md",
+            minimum=0.0, maximum=10000.0, group="speed",
+        ),
+        Assumption(
+            "eager_prefill", "Prefill passes launched eagerly, without a CUDA graph", "1/0",
+            "auto",
+            "1: every prefill pass launches its kernels from the host (SGLang through 0.5.8, "
+            "and on ROCm, with DP attention or as a disaggregated prefill server in any "
+            "version); 0: prefill passes replay CUDA graphs or ride in graph-captured or "
+            "compiled mixed steps; 'auto' takes the engine table's figure (1 for SGLang, 0 "
+            "for vLLM V1 and TensorRT-LLM, whose prompt chunks ride in decode steps). Set 0 "
+            "for SGLang with piecewise prefill graphs (the default on NVIDIA GPUs since PR "
+            "#16331)",
+            "SGLang docs/advanced_features/piecewise_cuda_graph.md; sgl-project/sglang PR "
+            "#10062, #16331; docs/engines.md",
+            minimum=0, maximum=1, auto=True, group="speed",
+        ),
+        Assumption(
             "step_overhead_us_per_sequence", "Engine time per running sequence per step", "µs",
             "auto",
             "scheduling, sampling, detokenising and paged-attention bookkeeping cost each running "
