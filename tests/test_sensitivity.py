@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.inputs.assumptions import resolve
+from planner.inputs.settings import resolve
 from planner.plan.plan import Plan
 from planner.plan.sensitivity import DRIVERS, base_totals
 

@@ -19,6 +19,7 @@ from planner.model.fleet_refs import w
 from planner.model.normal import exp as _exp
 from planner.model.normal import normal_quantile, normal_tail
 from planner.model.quantity import Quantity, e, m, q, v
+from planner.model.queueing import md1_mean_wait, md1_tail_wait, tangent_at
 
 _tp = v("tp")
 
@@ -71,18 +72,6 @@ def step_slope(n: Expr) -> Expr:
            < q("weights_read_seconds"), q("expert_read_seconds_per_sequence"), 0))
 
 
-def md1_tail_wait(load: Expr, service: Expr) -> Expr:
-    """The M/D/1 exponential tail wait at the latency percentile p, ln(ρ/(1 − p)) τ / (2(1 − ρ)),
-    0 when ρ ≤ 1 − p (no prompt waits at the percentile); for ρ < 1."""
-    p = q("latency_percentile_used")
-    return IF(load > 1 - p, LN(load / (1 - p)) * service / (2 * (1 - load)), 0)
-
-
-def md1_mean_wait(load: Expr, service: Expr) -> Expr:
-    """The M/D/1 mean wait ρτ / (2(1 − ρ)); 1e9, no steady state, for ρ ≥ 1."""
-    return IF(load < 1, load * service / (2 * (1 - load)), 1e9)
-
-
 def _tail_limit(fixed: Expr, per_sequence: Expr) -> Expr:
     """The most arrivals per replica with at most 1 − p of the gaps carrying a prompt, if every
     decode step took fixed + n × per_sequence (model seconds): mixed steps, λ c a / (1 − λS)
@@ -107,26 +96,6 @@ def _coride(waited: Expr) -> Expr:
         / _P)
     return IF(left > 0, q("prefill_interleaved_seconds") * q("speed_ratio_applied") * left / _P
               * (1 - _exp(-q("arrivals_per_replica") * t * MIN(_P, left) / left)), 0)
-
-
-def tangent_at(before: Expr | None) -> tuple[Expr, Expr]:
-    """ln(ρ/(1 − p)) replaced by its tangent at x0 = max(1, `before`/(1 − p)), ln x0 − 1 + ρ/ρ0:
-    (lead, ρ0) = (ln x0 − 1, (1 − p) x0). ln is concave, so the tangent lies above it and a load
-    found with it is never overstated; with no pass `before`, x0 = 1: ln x ≤ x − 1, (−1, 1 − p)."""
-    q_ = 1 - q("latency_percentile_used")
-    if before is None:
-        return Num(-1), q_
-    x0 = MAX(1, before / q_)
-    return LN(x0) - 1, q_ * x0
-
-
-def md1_load_limit(budget: Expr, tau: Expr, before: Expr | None = None) -> Expr:
-    """The load ρ whose M/D/1 tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) stays within the budget b,
-    ln replaced by its tangent (`tangent_at`): ρ ≤ (2b − τ lead) / (τ/ρ0 + 2b); at most 0.99, 0
-    when the budget is negative. A disaggregated prefill pool's limit, where no prompt rides
-    along (docs/latency.md §6)."""
-    lead, rho0 = tangent_at(before)
-    return IF(budget > 0, MIN(0.99, (2 * budget - tau * lead) / (tau / rho0 + 2 * budget)), 0)
 
 
 def _tangent_coefficients(before: Expr | None, riding: bool) -> tuple[Expr, Expr, Expr]:

@@ -31,15 +31,9 @@ from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
 from planner.model.fleet_refs import sqrt as _sqrt
 from planner.model.fleet_refs import srv, w
-from planner.model.latency import (
-    decode_step,
-    md1_load_limit,
-    md1_mean_wait,
-    md1_tail_wait,
-    running,
-    step_slope,
-)
+from planner.model.latency import decode_step, running, step_slope
 from planner.model.quantity import Quantity, a, m, q, v
+from planner.model.queueing import md1_load_limit, md1_mean_wait, md1_tail_wait
 from planner.model.speed_quantities import allreduce_seconds
 from planner.model.units import GB
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from planner import __version__
 from planner.errors import GridTooLargeError
-from planner.inputs.assumptions import resolve
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
     DEFAULT_GPUS,
@@ -32,6 +31,7 @@ from planner.inputs.catalog import (
 from planner.inputs.entries import Catalog
 from planner.inputs.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, grid_for, skip_reason
 from planner.inputs.scenario import Scenario, check_scenario
+from planner.inputs.settings import resolve
 from planner.plan.calc import BlockEnv, BlockRow, ModelEnv, RowEnv
 from planner.plan.scenarios import DEFAULT_SCENARIOS, NamedScenario, load_scenarios, scenario_totals
 from planner.plan.schedule import WorkloadSchedule, plan_schedules

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from planner.errors import ArgumentError, CatalogError
 from planner.evidence.measured import SpeedRatio, speed_on, speed_ratio, ttft_figures
-from planner.inputs.assumptions import resolve
 from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
+from planner.inputs.settings import resolve
 from planner.model.engines import ENGINES
 from planner.model.expr import DictEnv, Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS, depends_on

@@ -115,7 +115,7 @@ def _catalog_value(d: WorkbookDiff, c: InputCell, value: Any, spec: Any) -> Any:
 
 
 def _assumption_value(d: WorkbookDiff, c: InputCell, value: Any) -> float | str:
-    from planner.inputs.assumptions import parse_overrides
+    from planner.inputs.settings import parse_overrides
 
     assert c.home is not None
     name = c.home.key
@@ -256,7 +256,7 @@ def import_workbook(workbook: Path | str, to: Path | str | None = None,
 
 def _assumptions(d: WorkbookDiff, result: ImportResult,
                  value: Callable[[InputCell], Any]) -> str:
-    from planner.inputs.assumptions import defaults
+    from planner.inputs.settings import defaults
 
     base = defaults()
     lines = []
@@ -424,7 +424,7 @@ def _grid(d: WorkbookDiff, result: ImportResult, value: Callable[[InputCell], An
 
 def _validate(d: WorkbookDiff, result: ImportResult, texts: dict[str, str]) -> None:
     """Load and build what would be written; a problem is said at the workbook cell."""
-    from planner.inputs.assumptions import load_assumptions_file
+    from planner.inputs.settings import load_assumptions_file
     from planner.plan.plan import build_plan
 
     with tempfile.TemporaryDirectory(prefix="planner-import-") as tmp:

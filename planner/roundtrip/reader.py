@@ -86,7 +86,7 @@ def open_workbook(path: Path) -> StreamedBook:
 
 def read_recorded(path: Path, wb: Any = None) -> Recorded:
     """The About sheet's record; a workbook the planner did not write is refused."""
-    from planner.inputs.assumptions import parse_overrides
+    from planner.inputs.settings import parse_overrides
 
     own = wb is None
     wb = wb or open_workbook(path)
@@ -242,8 +242,8 @@ class Namer:
     for Grid and Fleet, a named range with its row id for other tables."""
 
     def __init__(self, wb: Any, plan: Any) -> None:
-        from planner.inputs.assumptions import defaults
         from planner.inputs.fields import GPU_FIELDS, MODEL_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
+        from planner.inputs.settings import defaults
         from planner.outputs.workbook.view_sheets import ViewLayout
 
         self.columns = _sheet_columns()
