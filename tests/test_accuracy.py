@@ -247,8 +247,8 @@ def test_a_warm_up_is_not_a_steady_state(throughput: list[Any]) -> None:
     assert maverick.run.ttft_ms == 4296.56 and maverick.run.tpot_ms == 5.95
     assert maverick.run.osl == 422 and 5.95 * 421 == pytest.approx(2504.95)
     assert not maverick.run.steady
-    assert maverick.ratio == pytest.approx(2.91, abs=0.01)  # 62 tok/s published, 180 planned
-    assert maverick.tpot_ratio == pytest.approx(5.95 / 5.55, abs=0.01)
+    assert maverick.ratio == pytest.approx(2.87, abs=0.01)  # 62 tok/s published, 178 planned
+    assert maverick.tpot_ratio == pytest.approx(5.95 / 5.62, abs=0.01)
     # The same sweep at concurrency 16 waited 259 ms for its first token: a steady state.
     c16 = next(r for r in throughput
                if r.run.entry["id"] == "sglcookbook-8xmi300x-llama4-maverick-1000-1000-c16")

@@ -261,3 +261,32 @@ def test_fp4_multiplies_use_the_gpus_fp4_efficiency(shipped) -> None:
     assert fp4.value("serving_flops_per_sequence") == 2 * 70.55e9
     flops = fp4.value("serving_batch") * 2 * 70.55e9
     assert fp4.value("serving_compute_seconds") == pytest.approx(flops / (9000e12 * 0.35))
+
+
+def test_an_eager_prefill_pass_waits_on_the_host_launching_each_kernel(shipped) -> None:
+    """SGLang's prefill passes are not replayed from a CUDA graph (its graphs capture decode
+    steps), so every kernel is launched from Python: 41 µs each (eager_kernel_us, from SGLang
+    PR #12160's eager vs graphed DeepSeek-V3 pass). DeepSeek-R1 on 8 × B200, 92 sequences of
+    500 + 504 tokens, worked by hand."""
+    scenario = dict(model="deepseek-r1", gpu="b200", weights="fp8", tp=8, context=1004,
+                    batch=92, prompt=500, output=504)
+    env = run(shipped, {"engine": "sglang"}, **scenario)
+    # 61 MLA blocks × 12 + 3 dense FFNs × 4 + 58 MoE FFNs × (8 routed + 4 shared-expert) kernels
+    assert env.value("kernels_per_step") == 61 * 12 + 3 * 4 + 58 * (8 + 4) == 1440
+    launch = 1440 * 41e-6  # 59.04 ms a pass
+    assert env.value("prefill_launch_seconds") == pytest.approx(launch)
+    fixed = env.value("step_fixed_seconds") + env.value("weights_read_seconds")
+    assert env.value("prefill_pass_fixed_seconds") == pytest.approx(fixed + launch)
+    # 92 / 504 = 0.1825 prompts start a step, each in a pass of its own
+    started = 92 / 504
+    per_step = started * (fixed + launch) + started * env.value("prefill_interleaved_seconds")
+    assert env.value("prefill_per_step_seconds") == pytest.approx(per_step)
+    assert per_step == pytest.approx(0.01563, abs=5e-5)  # 15.6 ms of a 41 ms step
+    # The first token with no queue waits for the launches too.
+    graphed = run(shipped, {"engine": "sglang", "eager_prefill": 0}, **scenario)
+    assert graphed.value("prefill_launch_seconds") == 0
+    assert env.value("prefill_seconds") == pytest.approx(graphed.value("prefill_seconds")
+                                                         + launch)
+    # vLLM V1 and TensorRT-LLM ride prompt chunks in graph-captured or compiled steps: no launch.
+    for engine in ("vllm", "trtllm"):
+        assert run(shipped, {"engine": engine}, **scenario).value("prefill_launch_seconds") == 0

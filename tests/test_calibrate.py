@@ -15,10 +15,10 @@ import yaml
 
 from planner.errors import ArgumentError
 from planner.evidence.enginelog.report import LogError
-from planner.inputs.assumptions import parse_overrides
 from planner.inputs.catalog import DEFAULT_MODELS, load_models
 from planner.inputs.entries import Catalog
 from planner.inputs.scenario import Scenario
+from planner.inputs.settings import parse_overrides
 from planner.plan.calc import evaluate
 from planner.plan.calibrate import (
     CalibrationResult,

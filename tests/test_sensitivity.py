@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.inputs.assumptions import resolve
+from planner.inputs.settings import resolve
 from planner.plan.plan import Plan
 from planner.plan.sensitivity import DRIVERS, base_totals
 
@@ -108,3 +108,33 @@ def test_bad_scenarios_get_located_errors(tmp_path, changes: str, message: str) 
     with pytest.raises(CatalogError, match=message) as caught:
         load_scenarios(path)
     assert "scenarios.yaml" in str(caught.value)
+
+
+@pytest.mark.parametrize("driver,value", [("server_price_factor", 1.3), ("pue", 1.6),
+                                          ("target_utilisation", 0.65)])
+def test_a_resizing_that_copies_what_the_input_does_not_reach_equals_one_from_scratch(
+        default_plan: Plan, driver: str, value: float) -> None:
+    """The sensitivity re-sizes the whole search for its largest swings, copying from the
+    base sizing every quantity that does not read the moved input (sizing.Reuse): every value
+    of every candidate of one workload, and the choice, equal those of a sizing from scratch
+    (target_utilisation moves the batch and replicas, the others only costs)."""
+    from planner.plan.sensitivity import DRIVER_BY_NAME, _scaled, driver_leaf, settings
+    from planner.plan.sizing import Reuse, size_all
+
+    p = default_plan
+    name = "code-completion-7b"
+    values, factor = settings(DRIVER_BY_NAME[driver], value, p.assumptions)
+    servers = p.servers if factor == 1.0 else _scaled(p.servers, factor)
+    base = [s for s in p.sized if s.workload.id == name]
+    reuse = Reuse(base, [driver_leaf(driver)])
+    copied = size_all(p.workloads, p.models, p.gpus, servers, values, [name], p.clouds, reuse)[0]
+    fresh = size_all(p.workloads, p.models, p.gpus, servers, values, [name], p.clouds)[0]
+    assert copied.choice and fresh.choice and copied.choice.candidate == fresh.choice.candidate
+    moved = 0
+    for a, b in zip(fresh.rows, copied.rows, strict=True):
+        for key, expected in a.cache.items():
+            got = b.value(key)
+            assert got == expected or got != got and expected != expected, (key, a.candidate)
+        before = next(e for e in base[0].rows if e.candidate == a.candidate)
+        moved += a.value("tco_usd") != before.value("tco_usd")
+    assert moved > 0  # the input did move the costs: the copy is not the base sizing's

@@ -30,18 +30,29 @@ from planner.plan.simulate import (
     SimulationRun,
     StepTimes,
     Traffic,
-    aggregated_choice,
     percentile_of,
     simulate,
     simulate_replica,
     step_times,
 )
 from planner.plan.simulate_pair import prefill_ttfts, simulate_row
-from planner.plan.sizing import FleetEnv, size_all
+from planner.plan.sizing import FleetEnv, Sized, size_all
 
 # A toy engine: a decode step of 10 ms + 1 ms per sequence decoding, 0.1 ms of prefill per
 # prompt token, 20 ms for a pass with nothing decoding, 1,000 prompt tokens a step, 4 sequences.
 FIXED, PER_TOKEN = 0.02, 0.0001
+
+
+def aggregated_choice(sized: Sized) -> FleetEnv:
+    """The plan's choice, or where it is disaggregated the best aggregated row by the same rule:
+    one aggregated replica whose closed forms the agreement tests check for every workload (a
+    disaggregated choice itself runs as a pair, ``planner.plan.simulate_pair``)."""
+    env = sized.choice
+    assert env is not None
+    if env.candidate.layout != "disaggregated":
+        return env
+    rows = [e for e in sized.rows if e.candidate.layout != "disaggregated"]
+    return min(rows, key=lambda e: float(e.number("choice_key")))
 
 
 def toy(mixes: bool, chunk: int = 1000, cap: int = 4) -> StepTimes:

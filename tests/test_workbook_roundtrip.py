@@ -435,3 +435,54 @@ def test_a_build_from_an_assumptions_file_diffs_clean(tmp_path) -> None:
     about = load_workbook(out / WORKBOOK_NAME)["About"]
     assert any(r[1] == "pue=1.4, max_num_seqs=256.0" for r in about.iter_rows(values_only=True))
     assert invoke("diff", out / WORKBOOK_NAME).exit_code == 0
+
+
+def kept_in_memory_against_the_file(workbook: Path) -> tuple[list[str], int]:
+    """Every cell `workbook_cells` keeps for a rebuild of `workbook` (what `planner diff`
+    compares with, no file written) against the file read back as diff reads it: the cells
+    that differ (the About sheet's build time aside) and how many were compared."""
+    from planner.outputs.workbook import SHEET_ORDER, workbook_cells
+    from planner.plan.plan import build_plan
+    from planner.roundtrip.compare import same_value
+    from planner.roundtrip.reader import open_workbook, read_recorded, read_sheet, sheet_styles
+    from planner.roundtrip.sources import resolve_sources
+
+    book = open_workbook(workbook)
+    sources = resolve_sources(read_recorded(workbook, book), workbook, None)
+    p = sources.paths
+    plan = build_plan(p["models"], p["gpus"], p["grid"], sources.overrides,
+                      workloads_path=p["workloads"], servers_path=p["servers"])
+    stamp = f"planner {plan.version} on "
+    plan.generated = next(v for v, _ in read_sheet(book["About"], None).values()
+                          if isinstance(v, str) and v.startswith(stamp)).removeprefix(stamp)
+    kept = workbook_cells(plan)
+    styles = sheet_styles(book)
+    bad, count = [], 0
+    assert sorted(kept.defined_names.keys()) == sorted(book.defined_names.keys())
+    for sheet in SHEET_ORDER:
+        read, memory = read_sheet(book[sheet], styles), kept.sheet(sheet)
+        for key in sorted(set(read) | set(memory)):
+            a, b = read.get(key), memory.get(key)
+            count += 1
+            if a is None or b is None or a[1] != b[1] or not same_value(a[0], b[0]):
+                bad.append(f"{sheet} {key}: file {a!r}, memory {b!r}")
+    book.close()
+    return bad, count
+
+
+def test_the_rebuild_diff_keeps_in_memory_is_the_workbook_read_back(built) -> None:
+    """`planner diff` no longer writes and re-reads the rebuild: each sheet writer records its
+    cells and the Grid's rows come from their templates. Every cell, its kind (formula, input,
+    other) and its value or formula text equal the written workbook read back."""
+    bad, count = kept_in_memory_against_the_file(built)
+    assert not bad, bad[:10]
+    assert count > 10_000
+
+
+@pytest.mark.slow
+def test_the_default_rebuild_in_memory_is_the_default_workbook_read_back(
+        default_workbook: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(default_workbook.parent)
+    bad, count = kept_in_memory_against_the_file(default_workbook)
+    assert not bad, bad[:10]
+    assert count > 1_000_000

@@ -14,12 +14,12 @@ from planner.cli.options import (
     gpus_option,
     models_option,
 )
-from planner.inputs.assumptions import parse_overrides
 from planner.inputs.catalog import (
     load_gpus,
     load_models,
 )
 from planner.inputs.scenario import Scenario
+from planner.inputs.settings import parse_overrides
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 
 

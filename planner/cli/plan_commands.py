@@ -22,7 +22,6 @@ from planner.cli.options import (
     set_option,
     workloads_option,
 )
-from planner.inputs.assumptions import overrides_from
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
     load_gpus,
@@ -30,6 +29,7 @@ from planner.inputs.catalog import (
 )
 from planner.inputs.grid import DEFAULT_GRID
 from planner.inputs.scenario import Scenario
+from planner.inputs.settings import overrides_from
 from planner.inputs.writable import check_output_folder
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.outputs.progress import report

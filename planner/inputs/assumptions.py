@@ -7,13 +7,10 @@ The same names are the workbook's defined names and the ``--set`` names.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from planner.errors import ArgumentError
 from planner.model.engines import ENGINES
-from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 
 
 @dataclass(frozen=True)
@@ -278,6 +275,33 @@ ASSUMPTIONS: dict[str, Assumption] = {
                      maximum=1000, group="speed")
           for name, label, count, reason in KERNEL_COUNTS),
         Assumption(
+            "eager_kernel_us", "Host launch time per kernel of a pass without a CUDA graph",
+            "µs", 41.0,
+            "a forward pass that is not replayed from a CUDA graph launches each kernel from "
+            "Python, and the GPU waits on the host between them: SGLang's DeepSeek-V3 extend "
+            "pass of one new token took 82.6 ms eager and 23.1 ms replayed from a prefill CUDA "
+            "graph, the same GPU work: 59.5 ms of launches for the 1,440 kernels "
+            "kernels_per_step counts for DeepSeek-V3, 41 µs a kernel; paid by each pass where "
+            "eager_prefill is 1, on top of the pass's GPU time",
+            "sgl-project/sglang PR #12160 (2025-10-26, 'forward cost' log lines); "
+            "docs/engines.md",
+            minimum=0.0, maximum=10000.0, group="speed",
+        ),
+        Assumption(
+            "eager_prefill", "Prefill passes launched eagerly, without a CUDA graph", "1/0",
+            "auto",
+            "1: every prefill pass launches its kernels from the host (SGLang through 0.5.8, "
+            "and on ROCm, with DP attention or as a disaggregated prefill server in any "
+            "version); 0: prefill passes replay CUDA graphs or ride in graph-captured or "
+            "compiled mixed steps; 'auto' takes the engine table's figure (1 for SGLang, 0 "
+            "for vLLM V1 and TensorRT-LLM, whose prompt chunks ride in decode steps). Set 0 "
+            "for SGLang with piecewise prefill graphs (the default on NVIDIA GPUs since PR "
+            "#16331)",
+            "SGLang docs/advanced_features/piecewise_cuda_graph.md; sgl-project/sglang PR "
+            "#10062, #16331; docs/engines.md",
+            minimum=0, maximum=1, auto=True, group="speed",
+        ),
+        Assumption(
             "step_overhead_us_per_sequence", "Engine time per running sequence per step", "µs",
             "auto",
             "scheduling, sampling, detokenising and paged-attention bookkeeping cost each running "
@@ -448,144 +472,3 @@ ASSUMPTIONS: dict[str, Assumption] = {
         ),
     ]
 }
-
-AssumptionValues = Mapping[str, float | str]
-
-
-def defaults() -> dict[str, float | str]:
-    values: dict[str, float | str] = {name: a.default for name, a in ASSUMPTIONS.items()}
-    for fmt in WEIGHT_FORMATS.values():
-        values[fmt.setting] = fmt.bytes_per_param
-    for kv in KV_FORMATS.values():
-        values[kv.setting] = kv.bytes_per_element
-    return values
-
-
-RETIRED = {
-    "step_overhead_us_per_layer": "replaced by kernel_floor_us (time per kernel) × the kernels "
-                                  "a step runs, counted from the model (kernels_* assumptions)",
-}
-
-
-def _suggest(name: str, known: list[str]) -> str:
-    import difflib
-
-    if name in RETIRED:
-        return f" ({RETIRED[name]})"
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def parse_overrides(items: tuple[str, ...] | list[str]) -> dict[str, float | str]:
-    """``NAME=VALUE`` strings from ``--set`` into checked values; unknown names are errors."""
-    out: dict[str, float | str] = {}
-    known = list(defaults())
-    for item in items:
-        if "=" not in item:
-            raise ArgumentError(
-                f"--set {item}: expected NAME=VALUE, e.g. gpu_memory_utilization=0.85")
-        name, _, text = item.partition("=")
-        name = name.strip()
-        if name.count(".") == 2:  # a catalog field: SECTION.ID.FIELD, its value checked here
-            from planner.inputs.overrides import check_field_override
-
-            check_field_override(name, text.strip())
-            out[name] = text.strip()
-            continue
-        if name in ASSUMPTIONS:
-            out[name] = ASSUMPTIONS[name].parse(text)
-            continue
-        if name in known:  # a format's bytes per parameter or per KV element
-            try:
-                number = float(text)
-            except ValueError:
-                number = math.nan
-            if not math.isfinite(number) or not 0 < number <= 8:
-                raise ArgumentError(
-                    f"--set {name}={text}: expected bytes greater than 0 and at most 8"
-                )
-            out[name] = number
-            continue
-        raise ArgumentError(
-            f"--set {name}: unknown assumption{_suggest(name, known)}; "
-            f"known: {', '.join(ASSUMPTIONS)}, bytes_per_param_FORMAT, "
-            "bytes_per_kv_element_FORMAT, or a catalog field as SECTION.ID.FIELD (e.g. "
-            "gpus.mi300x.price_per_hour_usd=2.40)"
-        )
-    return out
-
-
-def resolve(overrides: Mapping[str, float | str] | None = None) -> dict[str, float | str]:
-    values = defaults()
-    values.update(overrides or {})
-    return values
-
-
-def load_assumptions_file(path: Path | str) -> dict[str, float | str]:
-    """``assumptions: {name: value, ...}`` from a YAML file: the file form of ``--set`` (an
-    assumption, a format's size, or a catalog field as SECTION.ID.FIELD), checked the same way;
-    a wrong name or value is located with the file and line."""
-    from planner.errors import CatalogError, Location
-    from planner.inputs.fields import check_value
-    from planner.inputs.overrides import SECTIONS
-    from planner.inputs.yamlsource import load_yaml
-
-    path = Path(path)
-    root = load_yaml(path, "an assumptions file with a top-level 'assumptions:' mapping")
-    top = root.value if isinstance(root.value, dict) else None
-    if top is None or "assumptions" not in top:
-        keys = f"found top-level keys {list(top)}" if top else \
-            f"found {type(root.value).__name__}"
-        raise CatalogError(Location(path, root.line), "expected a top-level 'assumptions:' "
-                           f"mapping; {keys}",
-                           "write 'assumptions:' and below it one 'name: value' per line, e.g. "
-                           "'  gpu_memory_utilization: 0.85'")
-    for key, node in top.items():
-        if key != "assumptions":
-            raise CatalogError(Location(path, node.line, field=key), "unknown top-level key",
-                               "the file holds one 'assumptions:' mapping")
-    body = top["assumptions"]
-    if body.value is None:
-        return {}
-    if not isinstance(body.value, dict):
-        raise CatalogError(Location(path, body.line, field="assumptions"),
-                           f"must map names to values, got {body.value!r}",
-                           "e.g. 'assumptions:\\n  pue: 1.4'")
-    known = list(defaults())
-    out: dict[str, float | str] = {}
-    for name, node in body.value.items():
-        loc = Location(path, node.line, entry="assumptions", field=name)
-        value = node.value
-        if name.count(".") == 2:  # a catalog field, as --set SECTION.ID.FIELD=VALUE
-            section, _, field = name.split(".")
-            fields = SECTIONS.get(section, {})
-            if field not in fields or fields[field].kind in ("layers", "ids", "numbers"):
-                raise CatalogError(loc, "not a catalog field this file can change",
-                                   f"SECTION.ID.FIELD with SECTION one of {', '.join(SECTIONS)} "
-                                   "and FIELD a single value of that catalog")
-            check_value(fields[field], node, loc)
-            out[name] = ("true" if value else "false") if isinstance(value, bool) else (
-                value if isinstance(value, str) else repr(value))
-            continue
-        if name not in known:
-            raise CatalogError(loc, f"unknown assumption{_suggest(name, known)}",
-                               "`planner list assumptions` shows every name; formats' sizes are "
-                               "bytes_per_param_FORMAT and bytes_per_kv_element_FORMAT; catalog "
-                               "fields are SECTION.ID.FIELD")
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise CatalogError(loc, f"must be a number or a word, got {value!r}",
-                               "e.g. 0.85, auto or vllm (no quotes needed)")
-        text = value if isinstance(value, str) else repr(value)
-        try:
-            out.update(parse_overrides([f"{name}={text}"]))
-        except ArgumentError as exc:  # "--set NAME=TEXT: problem" -> "problem"
-            raise CatalogError(loc, str(exc).split(": ", 1)[-1]) from None
-    return out
-
-
-def overrides_from(path: Path | None, items: tuple[str, ...] | list[str]
-                   ) -> dict[str, float | str]:
-    """Overrides from ``--assumptions FILE``, then ``--set`` on top."""
-    values = load_assumptions_file(path) if path is not None else {}
-    values.update(parse_overrides(items))
-    return values

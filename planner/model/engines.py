@@ -35,6 +35,7 @@ class Engine:
     us_per_sequence: float  # engine time per running sequence per step (scheduler, sampler)
     non_torch_gib: float  # memory outside the framework's allocator per GPU at TP 1
     mixes_prefill: int  # 1: prompt chunks ride in decode steps; 0: prefill runs as its own step
+    eager_prefill: int  # 1: prefill passes launch every kernel from the host (no CUDA graph)
     source: str
     # Serving layouts the engine runs (planner.model.layouts): data the candidate search reads.
     layouts: tuple[str, ...] = ("tp",)
@@ -56,20 +57,24 @@ ENGINES: dict[str, Engine] = {
     e.id: e
     for e in [
         Engine("vllm", "vLLM (V1 engine)", "gpu_memory_utilization", 0, 0, 1, 1, 1, 1, 1,
-               1024, 256, 8192, 2048, 20.0, 0.25, 1,
+               1024, 256, 8192, 2048, 20.0, 0.25, 1, 0,
                "vLLM V1 gpu_worker.determine_available_memory: kv = total × gmu − (weights + "
                "activation peak + non-torch); defaults from engine/arg_utils.py (`vllm serve`: "
                "1024 seqs / 8192 batched tokens on GPUs with ≥ 70 GiB, else 256 / 2048); "
                "hybrid KV manager sizes sliding groups to window − 1 + max_num_batched_tokens",
                ALL_LAYOUTS),
         Engine("sglang", "SGLang", "mem_fraction_static", 0, 1, 1, 0, 1, 0, 0,
-               1024, 256, 8192, 2048, 20.0, 0.25, 0,
+               1024, 256, 8192, 2048, 20.0, 0.25, 0, 1,
                "SGLang model_runner.profile_max_num_token: pool = free after weights − free "
                "before weights × (1 − mem_fraction_static); no activation profile run; "
                "prefill runs as a pass of its own (server_args enable_mixed_chunk: bool = "
-               "False)", ALL_LAYOUTS),
+               "False), launched eagerly: its CUDA graphs capture decode steps only "
+               "(docs/advanced_features/piecewise_cuda_graph.md: 'regular CUDA graph "
+               "optimization only captures the decoding step'; piecewise prefill graphs were "
+               "opt-in through 0.5.8, PR #10062, made the default by PR #16331 in 2026 on "
+               "NVIDIA GPUs only, and never on ROCm)", ALL_LAYOUTS),
         Engine("trtllm", "TensorRT-LLM", "kv_cache_free_gpu_mem_fraction", 1, 1, 1, 1, 1, 0, 0,
-               2048, 2048, 8192, 8192, 10.0, 2.5, 1,
+               2048, 2048, 8192, 8192, 10.0, 2.5, 1, 0,
                "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction: a fraction of the memory "
                "free after weights and runtime buffers (max_batch_size 2048, max_num_tokens "
                "8192 by default); its C++ executor overlaps scheduling with the GPU: 10 µs per "
@@ -78,7 +83,7 @@ ENGINES: dict[str, Engine] = {
                "runs saturate earlier; docs/accuracy.md); about 2.5 GiB outside torch per GPU "
                "(its H200 PyTorch-backend log: non-torch 2.55 GiB after loading)", ALL_LAYOUTS),
         Engine("none", "No engine (the model's own need)", "gpu_memory_utilization", 0, 0, 0, 0,
-               0, 0, 0, 1024, 256, 8192, 2048, 0.0, 0.0, 1,
+               0, 0, 0, 1024, 256, 8192, 2048, 0.0, 0.0, 1, 0,
                "SPEC's arithmetic: memory × gpu_memory_utilization − overhead_gib_per_gpu − "
                "weights, windows capped at the window, one format for every parameter"),
     ]
@@ -88,4 +93,4 @@ ENGINE_FIELDS = ("fraction_after_weights", "fraction_after_runtime", "charges_ru
                  "profiles_activation", "weights_as_loaded", "window_tail", "pads_layer_groups",
                  "max_num_seqs_large", "max_num_seqs_small", "max_num_batched_tokens_large",
                  "max_num_batched_tokens_small", "us_per_sequence", "non_torch_gib",
-                 "mixes_prefill")
+                 "mixes_prefill", "eager_prefill")

@@ -15,6 +15,8 @@ Leaves beyond the row scope: ``workload`` and ``server`` catalog fields.
 
 from __future__ import annotations
 
+from functools import cache
+
 from planner.model.expr import AND, IF, INT, MAX, MIN, NOT, Expr, Ref
 from planner.model.fleet_refs import OUTPUT as _O
 from planner.model.fleet_refs import PROMPT as _P
@@ -316,3 +318,30 @@ FLEET_QUANTITIES: list[Quantity] = [
 
 FLEET_BY_NAME = {x.name: x for x in FLEET_QUANTITIES}
 QUANTITY_BY_NAME.update(FLEET_BY_NAME)
+
+
+@cache
+def depends_on(quantity: str, leaf: tuple[str, str]) -> bool:
+    """Whether a quantity reads `leaf` (kind, name) through any quantity or fleet variable it
+    reads. A format's or the engine's figures read assumptions of their own (bytes per
+    parameter, the engine's name): a leaf of those kinds is read by any quantity reading the
+    kind, whatever the name."""
+    from planner.model.quantities import MODEL_BY_NAME
+
+    q_ = QUANTITY_BY_NAME.get(quantity) or MODEL_BY_NAME.get(quantity)
+    if q_ is None:
+        return False
+    return _reads(q_.expr, leaf)
+
+
+def _reads(expr: Expr, leaf: tuple[str, str]) -> bool:
+    indirect = {"weights": "assume", "kv": "assume", "engine": "assume"}
+    for kind, name in expr.refs():
+        if (kind, name) == leaf or indirect.get(kind) == leaf[0] and (
+                leaf[1] == "engine" or leaf[1].startswith("bytes_per")):
+            return True
+        if kind in ("q", "model") and depends_on(name, leaf):
+            return True
+        if kind == "var" and name in FLEET_VARS and _reads(FLEET_VARS[name], leaf):
+            return True
+    return False

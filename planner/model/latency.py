@@ -19,6 +19,7 @@ from planner.model.fleet_refs import w
 from planner.model.normal import exp as _exp
 from planner.model.normal import normal_quantile, normal_tail
 from planner.model.quantity import Quantity, e, m, q, v
+from planner.model.queueing import md1_mean_wait, md1_tail_wait, tangent_at
 
 _tp = v("tp")
 
@@ -71,13 +72,6 @@ def step_slope(n: Expr) -> Expr:
            < q("weights_read_seconds"), q("expert_read_seconds_per_sequence"), 0))
 
 
-def md1_tail_wait(load: Expr, service: Expr) -> Expr:
-    """The M/D/1 exponential tail wait at the latency percentile p, ln(ρ/(1 − p)) τ / (2(1 − ρ)),
-    0 when ρ ≤ 1 − p (no prompt waits at the percentile); for ρ < 1."""
-    p = q("latency_percentile_used")
-    return IF(load > 1 - p, LN(load / (1 - p)) * service / (2 * (1 - load)), 0)
-
-
 def _tail_limit(fixed: Expr, per_sequence: Expr) -> Expr:
     """The most arrivals per replica with at most 1 − p of the gaps carrying a prompt, if every
     decode step took fixed + n × per_sequence (model seconds): mixed steps, λ c a / (1 − λS)
@@ -104,18 +98,14 @@ def _coride(waited: Expr) -> Expr:
               * (1 - _exp(-q("arrivals_per_replica") * t * MIN(_P, left) / left)), 0)
 
 
-def _tangent_coefficients(x0: Expr, riding: bool) -> tuple[Expr, Expr, Expr]:
+def _tangent_coefficients(before: Expr | None, riding: bool) -> tuple[Expr, Expr, Expr]:
     """(a2, a1, a0) of the quadratic whose root is the largest prefill load ρ meeting the TTFT
-    wait budget b when ln(ρ/(1 − p)) is replaced by its tangent at x0 = ρ0/(1 − p) ≥ 1,
-    ln x0 − 1 + ρ/ρ0 (ln is concave, so the tangent lies above it and the root never overstates
-    the load). riding: the prompts arriving meanwhile
-    ride in its last step, t (1 + fρ) + fρE ≤ b, with t = (ln x0 − 1 + ρ/ρ0) τ / (2(1 − ρ)),
-    the quadratic a2 ρ² + a1 ρ + a0 ≤ 0, whose smaller positive root is
-    2(−a0) / (a1 + √(a1² − 4 a2 a0)); else they fill the step, t ≤ b − the most that rides
-    (f = 0, b less that cap)."""
-    q_ = 1 - q("latency_percentile_used")
-    rho0 = q_ * x0
-    lead = LN(x0) - 1
+    wait budget b with ln replaced by its tangent after the pass `before` (`tangent_at`).
+    riding: the prompts arriving meanwhile ride in its last step, t (1 + fρ) + fρE ≤ b, with
+    t = (lead + ρ/ρ0) τ / (2(1 − ρ)), the quadratic a2 ρ² + a1 ρ + a0 ≤ 0, whose smaller
+    positive root is 2(−a0) / (a1 + √(a1² − 4 a2 a0)); else they fill the step, t ≤ b − the
+    most that rides (f = 0, b less that cap: `md1_load_limit`'s bound)."""
+    lead, rho0 = tangent_at(before)
     tau, ahead = q("prefill_service_seconds"), q("ttft_before_last_step_seconds")
     f = q("ttft_coride_share") if riding else Num(0)
     b = q("ttft_wait_budget_seconds") - (0 if riding else q("ttft_coride_cap_seconds"))
@@ -125,11 +115,11 @@ def _tangent_coefficients(x0: Expr, riding: bool) -> tuple[Expr, Expr, Expr]:
     return a2, a1, a0
 
 
-def _tangent_pass(name: str, label: str, gate: Expr, x0: Expr, riding: bool,
+def _tangent_pass(name: str, label: str, gate: Expr, before: Expr | None, riding: bool,
                   how: str) -> list[Quantity]:
     """A pass of the TTFT load limit: its linear coefficient a1 (a quantity of its own, so the
     root's formula stays short), then the smaller positive root of a2 ρ² + a1 ρ + a0."""
-    a2, a1, a0 = _tangent_coefficients(x0, riding)
+    a2, a1, a0 = _tangent_coefficients(before, riding)
     linear = q(f"{name}_linear")
     return [
         Quantity(f"{name}_linear", f"{label}: linear coefficient", "s", a1,
@@ -318,37 +308,35 @@ LATENCY_LIMITS: list[Quantity] = [
              "during which later arrivals gather to ride in its last step", display="seconds"),
     *_tangent_pass(
         "ttft_load_limit_first", "Prefill load meeting the TTFT percentile (first pass)",
-        q("ttft_wait_budget_seconds") > 0, Num(1), True,
+        q("ttft_wait_budget_seconds") > 0, None, True,
         "the prefill load ρ whose M/D/1 tail wait t = ln(ρ/(1 − p)) τ / (2(1 − ρ)), and the "
         "prompts riding in its last step (λW = fρ times t and E), stay within the wait budget, "
         "with ln x ≤ x − 1 (the tangent at 1): a load never overstated"),
     *_tangent_pass(
         "ttft_load_limit_second", "Prefill load meeting the TTFT percentile (second pass)",
-        q("ttft_wait_budget_seconds") > 0,
-        MAX(1, q("ttft_load_limit_first") / (1 - q("latency_percentile_used"))), True,
+        q("ttft_wait_budget_seconds") > 0, q("ttft_load_limit_first"), True,
         "the same bound with ln replaced by its tangent at the first pass's load: closer, "
         "still never overstated"),
     *_tangent_pass(
         "ttft_load_limit_riding", "Prefill load meeting the TTFT percentile (riding)",
-        q("ttft_wait_budget_seconds") > 0,
-        MAX(1, q("ttft_load_limit_second") / (1 - q("latency_percentile_used"))), True,
+        q("ttft_wait_budget_seconds") > 0, q("ttft_load_limit_second"), True,
         "a third pass: within 0.1 % of the exact root on the shipped workloads"),
     *_tangent_pass(
         "ttft_load_limit_filled_first", "Prefill load meeting the TTFT percentile, last step "
         "full (first pass)", q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
-        Num(1), False,
+        None, False,
         "the riding prompts can add no more than the budget the last step leaves: the load "
         "whose M/D/1 tail wait alone stays within the wait budget less that cap, ln x ≤ x − 1 "
         "first"),
     *_tangent_pass(
         "ttft_load_limit_filled_second", "Prefill load meeting the TTFT percentile, last step "
         "full (second pass)", q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
-        MAX(1, q("ttft_load_limit_filled_first") / (1 - q("latency_percentile_used"))), False,
+        q("ttft_load_limit_filled_first"), False,
         "the same bound with ln replaced by its tangent at the first pass's load"),
     *_tangent_pass(
         "ttft_load_limit_filled", "Prefill load meeting the TTFT percentile, last step full",
         q("ttft_wait_budget_seconds") > q("ttft_coride_cap_seconds"),
-        MAX(1, q("ttft_load_limit_filled_second") / (1 - q("latency_percentile_used"))), False,
+        q("ttft_load_limit_filled_second"), False,
         "a third pass"),
     Quantity("ttft_load_limit", "Prefill load meeting the TTFT percentile", "fraction",
              IF(q("ttft_wait_budget_seconds") > 0,
@@ -563,8 +551,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
              "of one length (c_s² = 0): ln(C / (1 − p)) / (2(μ − λ)), 0 when C ≤ 1 − p",
              display="seconds"),
     Quantity("prefill_wait_mean_seconds", "Prompt's wait for prefill, mean", "s",
-             IF(q("prefill_load") < 1, q("prefill_load") * q("prefill_service_at_load_seconds")
-                / (2 * (1 - q("prefill_load"))), 1e9),
+             md1_mean_wait(q("prefill_load"), q("prefill_service_at_load_seconds")),
              "the M/D/1 mean wait ρτ / (2(1 − ρ))", display="seconds"),
     Quantity("ttft_mean_seconds", "Time to first token, mean", "s",
              IF(AND(q("prefill_load") < 1, q("arrivals_per_replica") < q("slot_throughput")),

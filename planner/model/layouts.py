@@ -25,14 +25,15 @@ per sequence, sequences that fit).
 
 from __future__ import annotations
 
-from planner.model.expr import AND, IF, INT, LN, MAX, MIN, OR, Expr, Num, Ref
+from planner.model.expr import AND, IF, INT, MAX, MIN, OR, Ref
 from planner.model.fleet_refs import OUTPUT as _O
 from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
 from planner.model.fleet_refs import sqrt as _sqrt
 from planner.model.fleet_refs import srv, w
-from planner.model.latency import decode_step, md1_tail_wait, running, step_slope
+from planner.model.latency import decode_step, running, step_slope
 from planner.model.quantity import Quantity, a, m, q, v
+from planner.model.queueing import md1_load_limit, md1_mean_wait, md1_tail_wait
 from planner.model.speed_quantities import allreduce_seconds
 from planner.model.units import GB
 
@@ -44,23 +45,6 @@ _tp = v("tp")
 _layers = m("num_hidden_layers")
 _moe = m("moe_layers")
 _p = q("latency_percentile_used")
-
-
-def md1_load_limit(budget: Expr, tau: Expr, before: Expr | None = None) -> Expr:
-    """The load ρ whose M/D/1 tail wait ln(ρ/(1 − p)) τ / (2(1 − ρ)) stays within the budget b,
-    with ln x replaced by its tangent at x0 ≥ 1, ln x0 − 1 + x/x0 (ln is concave: the tangent
-    lies above it, so the load is never overstated): ρ ≤ (2b − τ(ln x0 − 1)) / (τ/ρ0 + 2b),
-    ρ0 = (1 − p) x0. x0 = 1 (ln x ≤ x − 1) first, then the load of the pass `before` ÷ (1 − p),
-    as the aggregated limit's passes (docs/latency.md §6); at most 0.99; 0 when the budget is
-    negative."""
-    lead: Expr
-    rho0: Expr
-    if before is None:
-        lead, rho0 = Num(-1), 1 - _p
-    else:
-        x0 = MAX(1, before / (1 - _p))
-        lead, rho0 = LN(x0) - 1, (1 - _p) * x0
-    return IF(budget > 0, MIN(0.99, (2 * budget - tau * lead) / (tau / rho0 + 2 * budget)), 0)
 
 
 # -- expert parallelism and DP attention: memory ------------------------------------------------
@@ -265,10 +249,9 @@ POOL_QUANTITIES: list[Quantity] = [
              "disaggregated: the prefill pool's; otherwise the aggregated one",
              display="seconds"),
     Quantity("layout_ttft_mean_seconds", "Time to first token, mean (layout)", "s",
-             IF(DISAGG, IF(q("prefill_pool_load") < 1,
-                           q("prefill_pool_first_token_seconds") + q("prefill_pool_load")
-                           * q("prefill_pool_service_seconds")
-                           / (2 * (1 - q("prefill_pool_load"))), 1e9),
+             IF(DISAGG, IF(q("prefill_pool_load") < 1, q("prefill_pool_first_token_seconds")
+                           + md1_mean_wait(q("prefill_pool_load"),
+                                           q("prefill_pool_service_seconds")), 1e9),
                 q("ttft_mean_seconds")),
              "disaggregated: prefill + transfer + the M/D/1 mean wait ρτ/(2(1 − ρ)); otherwise "
              "the aggregated one", display="seconds"),

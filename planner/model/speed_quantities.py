@@ -360,25 +360,34 @@ SPEED_QUANTITIES: list[Quantity] = [
     Quantity("step_fixed_seconds", "Step time independent of batch", "s",
              q("step_overhead_seconds") + allreduce_seconds(None),
              "fixed step time + all-reduce latencies", display="seconds"),
+    Quantity("prefill_launch_seconds", "Host launches of an eager prefill pass", "s",
+             engine_default("eager_prefill", "eager_prefill") * q("kernels_per_step")
+             * a("eager_kernel_us") / MILLION,
+             "where prefill passes run without a CUDA graph (eager_prefill, or with 'auto' the "
+             "engine's figure: SGLang), kernels per step × eager_kernel_us: the time the GPU "
+             "waits on the host launching each kernel, on top of the pass's GPU work; 0 "
+             "elsewhere", display="seconds"),
     Quantity("prefill_pass_fixed_seconds", "Fixed cost of a prefill pass of its own", "s",
-             q("step_fixed_seconds") + q("weights_read_seconds"),
+             q("step_fixed_seconds") + q("weights_read_seconds") + q("prefill_launch_seconds"),
              "an engine that runs prefill apart from decoding pays, for each prefill pass, the "
-             "fixed step time, the all-reduce latencies and a full read of the weights",
-             display="seconds"),
+             "fixed step time, the all-reduce latencies, a full read of the weights and, "
+             "launched eagerly, the host's launches", display="seconds"),
     Quantity("prefill_per_step_seconds", "Prefill time per decode step", "s",
-             IF(e("mixes_prefill"),
-                q("prefills_per_step") * q("prefill_interleaved_seconds"),
-                MIN(q("prefills_per_step"), 1) * q("prefill_pass_fixed_seconds")
-                + q("prefills_per_step") * q("prefill_interleaved_seconds")),
+             MIN(q("prefills_per_step"), 1)
+             * IF(e("mixes_prefill"), q("prefill_launch_seconds"),
+                  q("prefill_pass_fixed_seconds"))
+             + q("prefills_per_step") * q("prefill_interleaved_seconds"),
              "engines that mix prompt chunks into decode steps (vLLM, TensorRT-LLM): prompts "
              "per step × prefill inside a decode step; engines that run prefill as a pass of "
              "its own (SGLang by default): at most one pass per decode step, each with its "
-             "fixed cost, plus the prompts' FLOPs and all-reduce traffic", display="seconds"),
+             "fixed cost (the host's launches included where it runs eagerly), plus the "
+             "prompts' FLOPs and all-reduce traffic", display="seconds"),
     Quantity("prefill_seconds", "Prefill alone (time to first token, no queue)", "s",
              MAX(q("prefill_compute_seconds"), q("weights_read_seconds"))
-             + q("step_overhead_seconds"),
+             + q("step_overhead_seconds") + q("prefill_launch_seconds"),
              "prefill compute with its all-reduces, never below one read of the weights, + the "
-             "fixed step time", display="seconds"),
+             "fixed step time + the host's launches where the pass runs eagerly",
+             display="seconds"),
     Quantity("tpot_seconds", "Time per output token", "s",
              q("step_overhead_seconds")
              + q("serving_batch") * q("step_seconds_per_running_sequence")

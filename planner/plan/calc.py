@@ -7,12 +7,12 @@ from dataclasses import asdict
 from typing import Protocol
 
 from planner.evidence.measured import speed_on, ttft_figures
-from planner.inputs.assumptions import resolve
 from planner.inputs.entries import Catalog, Entry
 from planner.inputs.fields import MODEL_TEXT_INPUTS
 from planner.inputs.model_shape import model_class
 from planner.inputs.perop import load_perop, source_json
 from planner.inputs.scenario import Scenario, check_scenario
+from planner.inputs.settings import resolve
 from planner.model.columns import Column, Memo, Same, classify, evaluate_column
 from planner.model.engines import ENGINES
 from planner.model.expr import BinOp, Expr, Func, Neg, Value

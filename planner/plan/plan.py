@@ -16,7 +16,6 @@ from pathlib import Path
 
 from planner import __version__
 from planner.errors import GridTooLargeError
-from planner.inputs.assumptions import resolve
 from planner.inputs.catalog import (
     DEFAULT_CLOUDS,
     DEFAULT_GPUS,
@@ -32,11 +31,12 @@ from planner.inputs.catalog import (
 from planner.inputs.entries import Catalog
 from planner.inputs.grid import EXCEL_MAX_ROWS, Grid, View, count_valid, grid_for, skip_reason
 from planner.inputs.scenario import Scenario, check_scenario
+from planner.inputs.settings import resolve
 from planner.plan.calc import BlockEnv, BlockRow, ModelEnv, RowEnv
 from planner.plan.scenarios import DEFAULT_SCENARIOS, NamedScenario, load_scenarios, scenario_totals
 from planner.plan.schedule import WorkloadSchedule, plan_schedules
 from planner.plan.sensitivity import Swing, sensitivity
-from planner.plan.sizing import Sized, size_all
+from planner.plan.sizing import Sized, check_sizable, size_all
 from planner.plan.summary import (
     ANSWER_WEIGHTS,
     GridSummary,
@@ -163,7 +163,11 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                workloads_path: Path | str = DEFAULT_WORKLOADS,
                servers_path: Path | str = DEFAULT_SERVERS,
                scenarios_path: Path | str = DEFAULT_SCENARIOS,
-               clouds_path: Path | str = DEFAULT_CLOUDS) -> Plan:
+               clouds_path: Path | str = DEFAULT_CLOUDS, check_only: bool = False) -> Plan:
+    """The catalogs loaded, the grid checked and every workload sized, then what the budget is
+    sensitive to, the scenarios and the schedule; with `check_only`, what would refuse to
+    size checked and nothing sized: whether the inputs build, as `planner import-workbook`
+    asks of what it writes."""
     from planner.inputs.overrides import apply
 
     extra = overrides or {}
@@ -190,6 +194,10 @@ def build_plan(models_path: Path | str, gpus_path: Path | str, grid_path: Path |
                 GridRows(count_valid(grid, models, gpus)))
     plan.rows.plan = plan
     plan.workloads, plan.servers, plan.clouds = workloads, servers, clouds
+    if check_only:
+        if workloads.entries and servers.entries:
+            check_sizable(workloads, models, servers, overrides)
+        return plan
     if progress:
         progress("sizing workloads", 0, 1)
     plan.sized = size_all(workloads, models, gpus, servers, overrides, clouds=clouds) if (

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
 
 from planner.inputs.assumptions import ASSUMPTIONS
 from planner.inputs.entries import Catalog
-from planner.model.quantities import MODEL_BY_NAME, QUANTITY_BY_NAME
-from planner.plan.sizing import FleetEnv, Sized, bought, size_all
+from planner.plan.sizing import FleetEnv, Reuse, Sized, bought, size_all
 
 SERVER_PRICE = "server_price_factor"  # a multiplier on every server's purchase price
 
@@ -54,22 +52,6 @@ METRICS = {
     "usd_per_million_output_tokens": "Owned cost per million output tokens, all workloads "
                                      "[USD]",
 }
-
-
-@cache
-def depends_on(quantity: str, leaf: tuple[str, str]) -> bool:
-    """Whether a quantity reads `leaf` (kind, name) through any quantity it reads."""
-    q = QUANTITY_BY_NAME.get(quantity) or MODEL_BY_NAME.get(quantity)
-    if q is None:
-        return False
-    for kind, name in q.expr.refs():
-        if (kind, name) == leaf:
-            return True
-        if kind in ("q", "model") and depends_on(name, leaf):
-            return True
-        if kind == "var" and name == "batch" and depends_on("batch_chosen", leaf):
-            return True
-    return False
 
 
 def driver_leaf(driver: str) -> tuple[str, str]:
@@ -149,7 +131,8 @@ def sensitivity(sized: list[Sized], models: Catalog, gpus: Catalog, servers: Cat
         for value in (swing.driver.low, swing.driver.high):
             values, factor = settings(swing.driver, value, assumptions)
             priced = servers if factor == 1.0 else _scaled(servers, factor)
-            again = size_all(workloads, models, gpus, priced, values, names, clouds)
+            again = size_all(workloads, models, gpus, priced, values, names, clouds,
+                             Reuse(sized, [driver_leaf(swing.driver.name)]))
             resized.append(_fleet_total(bought(again)))
         swing.resized_low, swing.resized_high = resized
     return out

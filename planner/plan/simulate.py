@@ -50,7 +50,7 @@ from planner.errors import ArgumentError
 from planner.inputs.scenario import Scenario
 from planner.model.engines import ENGINES
 from planner.plan.calc import RowEnv
-from planner.plan.sizing import FleetEnv, Sized
+from planner.plan.sizing import FleetEnv
 
 WARM_UP_SHARE = 0.1  # share of the first requests left out of the statistics
 PERCENTILES = (50, 95, 99)
@@ -359,18 +359,6 @@ def simulate_replica(env: FleetEnv, requests: int = 10_000, seed: int = 0,
                       requests, seed)
     result = simulate(traffic, step_times(env), progress)
     return SimulationRun(env, utilisation, rate, seed, result, closed_form(env, rate))
-
-
-def aggregated_choice(sized: Sized) -> FleetEnv:
-    """The plan's choice, or where it is disaggregated the best aggregated row by the same rule:
-    one aggregated replica whose closed forms the agreement tests check for every workload (a
-    disaggregated choice itself runs as a pair, ``planner.plan.simulate_pair``)."""
-    env = sized.choice
-    assert env is not None
-    if env.candidate.layout != "disaggregated":
-        return env
-    rows = [e for e in sized.rows if e.candidate.layout != "disaggregated"]
-    return min(rows, key=lambda e: float(e.number("choice_key")))
 
 
 def simulation_json(run: SimulationRun) -> dict[str, object]:

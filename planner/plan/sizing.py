@@ -5,19 +5,19 @@ lowest TCO among those that meet every target. Pure: catalogs and assumptions in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from planner.errors import ArgumentError, CatalogError
 from planner.evidence.measured import SpeedRatio, speed_on, speed_ratio, ttft_figures
-from planner.inputs.assumptions import resolve
 from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
+from planner.inputs.settings import resolve
 from planner.model.engines import ENGINES
 from planner.model.expr import DictEnv, Value
-from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS
+from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS, depends_on
 from planner.model.quantities import ROW_BY_NAME
 from planner.plan.calc import ModelEnv, RowEnv
 
@@ -290,10 +290,34 @@ def default_clouds(gpus: Catalog) -> Catalog:
     return load_clouds(DEFAULT_CLOUDS, gpus, strict=False)
 
 
+class Reuse:
+    """A sizing done before, under inputs that differ from this one's in `changed` leaves
+    (kind, name) alone: a candidate's quantities that read none of them are its values there,
+    copied instead of evaluated again. The sensitivity re-sizes the whole search for a cost
+    input this way: latency, batch and replicas do not read a price."""
+
+    def __init__(self, base: list[Sized], changed: Iterable[tuple[str, str]]) -> None:
+        self.rows = {(s.workload.id, env.candidate): env for s in base for env in s.rows}
+        self.changed = tuple(changed)
+        self._kept: dict[str, bool] = {}
+
+    def _keeps(self, name: str) -> bool:
+        if name not in self._kept:
+            self._kept[name] = not any(depends_on(name, leaf) for leaf in self.changed)
+        return self._kept[name]
+
+    def seed(self, env: FleetEnv) -> None:
+        before = self.rows.get((env.workload.id, env.candidate))
+        if before is None or before.speed_end != env.speed_end:
+            return
+        env.cache.update({k: v for k, v in before.cache.items() if self._keeps(k)})
+
+
 def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: Catalog,
                   assumptions: Mapping[str, float | str],
                   model_envs: dict[str, ModelEnv] | None = None,
-                  offers: Mapping[str, Entry] | None = None) -> Sized:
+                  offers: Mapping[str, Entry] | None = None,
+                  reuse: Reuse | None = None) -> Sized:
     envs = model_envs if model_envs is not None else {}
     mid = workload.text("model")
     if mid not in envs:
@@ -306,21 +330,39 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
             speeds[c.gpu] = speed_ratio(c.gpu, engine, kind, gpu_name=gpus.entries[c.gpu].name)
         env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
                        assumptions, speeds[c.gpu], offer=(offers or {}).get(c.gpu))
+        if reuse is not None:
+            reuse.seed(env)
         for quantity in FLEET_QUANTITIES:
             env.value(quantity.name)
         rows.append(env)
     if not rows:
-        raise CatalogError(workload.locate("gpus"), "no server in the server catalog carries an "
-                           "allowed GPU at a TP degree this model can use",
-                           "allow more GPUs, or add a server for one of them")
+        raise _no_candidate(workload)
     choice = min(rows, key=_key)  # first of equals, as MATCH finds it in the workbook
     return Sized(workload, rows, choice)
+
+
+def _no_candidate(workload: Workload) -> CatalogError:
+    return CatalogError(workload.locate("gpus"), "no server in the server catalog carries an "
+                        "allowed GPU at a TP degree this model can use",
+                        "allow more GPUs, or add a server for one of them")
+
+
+def check_sizable(workloads: Catalog, models: Catalog, servers: Catalog,
+                  overrides: Mapping[str, float | str] | None = None) -> None:
+    """What `size_all` would refuse, said without sizing: a rack that holds no server, a
+    workload with no candidate."""
+    assumptions = resolve(overrides)
+    check_rack_limits(servers, assumptions)
+    for entry in workloads.entries.values():
+        assert isinstance(entry, Workload)
+        if next(candidates(entry, models, servers, str(assumptions["engine"])), None) is None:
+            raise _no_candidate(entry)
 
 
 def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalog,
              overrides: Mapping[str, float | str] | None = None,
              names: list[str] | tuple[str, ...] = (),
-             clouds: Catalog | None = None) -> list[Sized]:
+             clouds: Catalog | None = None, reuse: Reuse | None = None) -> list[Sized]:
     assumptions = resolve(overrides)
     check_rack_limits(servers, assumptions)
     chosen = list(names) or list(workloads.entries)
@@ -334,7 +376,8 @@ def size_all(workloads: Catalog, models: Catalog, gpus: Catalog, servers: Catalo
     for name in chosen:
         entry = workloads.entries[name]
         assert isinstance(entry, Workload)
-        out.append(size_workload(entry, models, gpus, servers, assumptions, envs, offers))
+        out.append(size_workload(entry, models, gpus, servers, assumptions, envs, offers,
+                                 reuse))
     return out
 
 

@@ -1,8 +1,9 @@
 """`planner diff`: what an edited workbook changed, input by input, and every formula cell that
-was overwritten or altered. The same workbook is rebuilt into a temporary folder from the
-catalogs (file name and sha256) and the ``--set`` values its About sheet records, found by
-``sources``, and the two are compared cell by cell as ``reader`` reads them: input cells (the
-planner_input styles) value against value, formula cells formula against formula as ``compare``
+was overwritten or altered. The same workbook is rebuilt in memory from the catalogs
+(file name and sha256) and the ``--set`` values its About sheet records, found by ``sources``
+(the sheet writers record their cells instead of writing a file: ``workbook_cells``), and
+compared cell by cell with the edited one as ``reader`` reads it: input cells value against
+value, formula cells formula against formula as ``compare``
 judges them. Grid and Fleet rows can be sorted in a spreadsheet: rows are matched by their
 configuration, and a moved row's formulas by their relative references. The comparison's text
 and JSON reports are here too.
@@ -10,13 +11,13 @@ and JSON reports are here too.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from planner import __version__
 from planner.errors import PlannerError
+from planner.outputs.workbook.cells import CellsView
 from planner.plan.plan import Progress
 from planner.roundtrip.compare import same_formula, same_value, shifted
 from planner.roundtrip.reader import (
@@ -31,7 +32,6 @@ from planner.roundtrip.reader import (
     open_workbook,
     read_recorded,
     read_sheet,
-    sheet_styles,
     shown,
 )
 from planner.roundtrip.sources import SOURCE_KINDS, Sources, resolve_sources
@@ -44,7 +44,7 @@ RANKED_SHEETS = ("Sensitivity",)
 
 # -- aligning rows that a spreadsheet may have sorted -----------------------------------------
 
-def _key_columns(sheet: str, ref: Cells) -> list[int]:
+def _key_columns(sheet: str, ref: CellsView) -> list[int]:
     from planner.inputs.scenario import SCENARIO_FIELDS
 
     if sheet in CATALOG_SHEETS:
@@ -59,12 +59,12 @@ def _key_columns(sheet: str, ref: Cells) -> list[int]:
     return []
 
 
-def _align(ref: Cells, ed: Cells, columns: list[int], pair_rest: bool) -> dict[int, int]:
+def _align(ref: CellsView, ed: Cells, columns: list[int], pair_rest: bool) -> dict[int, int]:
     """Reference row -> edited row for the data rows (from row 2), by the key columns."""
     ref_rows = sorted({r for r, _ in ref if r >= 2})
     ed_rows = sorted({r for r, _ in ed if r >= 2})
 
-    def key(cells: Cells, r: int) -> tuple[Any, ...]:
+    def key(cells: CellsView, r: int) -> tuple[Any, ...]:
         return tuple(cells.get((r, c), (None,))[0] for c in columns)
 
     ref_keys = {r: key(ref, r) for r in ref_rows}
@@ -158,7 +158,7 @@ def _ref(row: int, col: int) -> str:
     return f"{get_column_letter(col)}{row}"
 
 
-def _compare_sheet(sheet: str, ref: Cells, ed: Cells, namer: Namer, out: WorkbookDiff) -> None:
+def _compare_sheet(sheet: str, ref: CellsView, ed: Cells, namer: Namer, out: WorkbookDiff) -> None:
     namer.set_ids(sheet, ref)
     columns = _key_columns(sheet, ref)
     mapping = _align(ref, ed, columns, pair_rest=sheet not in CATALOG_SHEETS) if columns else {}
@@ -202,7 +202,7 @@ def diff_workbook(workbook: Path | str, against: Path | str | None = None,
     """Compare an edited workbook with a rebuild from what it was built from (or `against`).
     Both workbooks are streamed sheet by sheet (reader.StreamedBook); `progress` hears of the
     rebuild and of each sheet compared."""
-    from planner.outputs.workbook import SHEET_ORDER, write_workbook
+    from planner.outputs.workbook import SHEET_ORDER, workbook_cells
     from planner.plan.plan import build_plan
 
     workbook = Path(workbook)
@@ -227,29 +227,23 @@ def diff_workbook(workbook: Path | str, against: Path | str | None = None,
         if recorded.version != __version__:
             result.notes.append(f"written by planner {recorded.version}, compared by "
                                 f"{__version__}: formulas may differ for that reason alone")
-        with tempfile.TemporaryDirectory(prefix="planner-diff-") as tmp:
-            rebuilt = Path(tmp) / "rebuilt.xlsx"
-            write_workbook(plan, rebuilt, progress)
-            reference = open_workbook(rebuilt)
-            try:
-                styles = sheet_styles(reference)
-                namer = Namer(reference, plan)
-                for sheet in SHEET_ORDER:
-                    if sheet == "About":
-                        continue
-                    if progress:
-                        progress(f"comparing sheet {sheet}", 0, 1)
-                    ref = read_sheet(reference[sheet], styles)
-                    ed = read_sheet(edited[sheet], None)
-                    _compare_sheet(sheet, ref, ed, namer, result)
-                    rows_ref = max((r for r, _ in ref), default=0)
-                    rows_ed = max((r for r, _ in ed), default=0)
-                    if sheet in ("Grid", "Fleet") and rows_ed != rows_ref:
-                        result.notes.append(
-                            f"{sheet}: {rows_ed - 1:,} rows in the workbook, {rows_ref - 1:,} in "
-                            "a build from the catalogs compared with")
-            finally:
-                reference.close()
+        reference = workbook_cells(plan, progress)  # what a rebuild writes, kept in memory
+        namer = Namer(reference, plan)
+        for sheet in SHEET_ORDER:
+            if sheet == "About":
+                continue
+            if progress:
+                progress(f"comparing sheet {sheet}", 0, 1)
+            ref = reference.sheet(sheet)
+            ed = read_sheet(edited[sheet], None)
+            _compare_sheet(sheet, ref, ed, namer, result)
+            rows_ref = max((r for r, _ in ref), default=0)
+            rows_ed = max((r for r, _ in ed), default=0)
+            if sheet in ("Grid", "Fleet") and rows_ed != rows_ref:
+                result.notes.append(
+                    f"{sheet}: {rows_ed - 1:,} rows in the workbook, {rows_ref - 1:,} in "
+                    "a build from the catalogs compared with")
+            del ref, ed  # one sheet's cells at a time
     finally:
         edited.close()
     return result

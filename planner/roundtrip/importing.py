@@ -115,7 +115,7 @@ def _catalog_value(d: WorkbookDiff, c: InputCell, value: Any, spec: Any) -> Any:
 
 
 def _assumption_value(d: WorkbookDiff, c: InputCell, value: Any) -> float | str:
-    from planner.inputs.assumptions import parse_overrides
+    from planner.inputs.settings import parse_overrides
 
     assert c.home is not None
     name = c.home.key
@@ -240,7 +240,8 @@ def import_workbook(workbook: Path | str, to: Path | str | None = None,
     for section in CATALOG_SECTIONS:
         texts[section] = _catalog(d, result, section, value)
     texts["grid"] = _grid(d, result, value)
-    _validate(d, result, texts)
+    if any((c.sheet, c.cell) not in keep_old for c in d.inputs):
+        _validate(d, result, texts)  # else they are the inputs the diff just rebuilt from
     from planner.outputs.atomic import write_atomically
 
     def writer(text: str) -> Callable[[Path], None]:
@@ -255,7 +256,7 @@ def import_workbook(workbook: Path | str, to: Path | str | None = None,
 
 def _assumptions(d: WorkbookDiff, result: ImportResult,
                  value: Callable[[InputCell], Any]) -> str:
-    from planner.inputs.assumptions import defaults
+    from planner.inputs.settings import defaults
 
     base = defaults()
     lines = []
@@ -423,7 +424,7 @@ def _grid(d: WorkbookDiff, result: ImportResult, value: Callable[[InputCell], An
 
 def _validate(d: WorkbookDiff, result: ImportResult, texts: dict[str, str]) -> None:
     """Load and build what would be written; a problem is said at the workbook cell."""
-    from planner.inputs.assumptions import load_assumptions_file
+    from planner.inputs.settings import load_assumptions_file
     from planner.plan.plan import build_plan
 
     with tempfile.TemporaryDirectory(prefix="planner-import-") as tmp:
@@ -433,7 +434,8 @@ def _validate(d: WorkbookDiff, result: ImportResult, texts: dict[str, str]) -> N
         try:
             build_plan(paths["models"], paths["gpus"], paths["grid"],
                        load_assumptions_file(paths["assumptions"]),
-                       workloads_path=paths["workloads"], servers_path=paths["servers"])
+                       workloads_path=paths["workloads"], servers_path=paths["servers"],
+                       check_only=True)
         except CatalogError as exc:
             raise _translate(d, result, exc, paths) from None
         except PlannerError as exc:

@@ -23,6 +23,7 @@ from planner.roundtrip.streamed import (  # noqa: F401 - Cells and the kinds are
     LO_BOOLEANS,
     OTHER,
     Cells,
+    CellsView,
     StreamedBook,
     StreamedSheet,
 )
@@ -85,7 +86,7 @@ def open_workbook(path: Path) -> StreamedBook:
 
 def read_recorded(path: Path, wb: Any = None) -> Recorded:
     """The About sheet's record; a workbook the planner did not write is refused."""
-    from planner.inputs.assumptions import parse_overrides
+    from planner.inputs.settings import parse_overrides
 
     own = wb is None
     wb = wb or open_workbook(path)
@@ -241,8 +242,8 @@ class Namer:
     for Grid and Fleet, a named range with its row id for other tables."""
 
     def __init__(self, wb: Any, plan: Any) -> None:
-        from planner.inputs.assumptions import defaults
         from planner.inputs.fields import GPU_FIELDS, MODEL_FIELDS, SERVER_FIELDS, WORKLOAD_FIELDS
+        from planner.inputs.settings import defaults
         from planner.outputs.workbook.view_sheets import ViewLayout
 
         self.columns = _sheet_columns()
@@ -278,9 +279,9 @@ class Namer:
 
         self.budget_names = BudgetLayout([s.workload.id for s in plan.sized]).cell_names()
 
-    def set_ids(self, sheet: str, cells: Cells) -> None:
+    def set_ids(self, sheet: str, cells: CellsView) -> None:
         """Column A of a sheet: the id each row's cells belong to."""
-        self.ids[sheet] = {r: v for (r, c), (v, _) in cells.items() if c == 1}
+        self.ids[sheet] = {r: cells[(r, c)][0] for r, c in cells if c == 1}
 
     def name(self, sheet: str, row: int, col: int) -> tuple[str, Home | None]:
         from openpyxl.utils import get_column_letter

@@ -54,7 +54,7 @@ def _canonical(path: Path) -> Path:
 def resolve_sources(recorded: Recorded, workbook: Path, against: Path | None = None) -> Sources:
     """Find the catalogs a workbook was built from: by name and sha256 in the shipped catalogs,
     the workbook's folder and the current folder; `against` overrides with what it holds."""
-    from planner.inputs.assumptions import load_assumptions_file
+    from planner.inputs.settings import load_assumptions_file
 
     defaults = _default_paths()
     shipped_dir = defaults["models"].parent

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-Cells = dict[tuple[int, int], tuple[Any, str]]  # (row, column) -> (value, kind)
-FORMULA, INPUT, OTHER = "f", "i", "v"
+from planner.outputs.workbook.cells import FORMULA, INPUT, OTHER, Cells, CellsView  # noqa: F401
+
 INPUT_STYLES = ("planner_input", "planner_input_text")
 LO_BOOLEANS = {"=TRUE()": True, "=FALSE()": False}  # LibreOffice saves booleans as formulas
 
@@ -149,8 +149,16 @@ class StreamedSheet:
         other values OTHER; without, every cell present is INPUT; formulas are FORMULA."""
         from lxml import etree
 
+        try:  # kept as they are scanned: a sheet's cells are held once, not twice
+            return self._kept(self._scan_text(), styles)
+        except _Unusual:
+            return self._kept(self._scan_xml(etree), styles)
+
+    @staticmethod
+    def _kept(scanned: Iterator[tuple[int, int, Any, bool, int]], styles: list[str] | None
+              ) -> Cells:
         out: Cells = {}
-        for row, col, value, formula, style in self._scan(etree):
+        for row, col, value, formula, style in scanned:
             if formula:
                 out[(row, col)] = (value, FORMULA)
                 continue

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter, quote_sheetname
@@ -26,7 +28,7 @@ from planner.outputs.workbook.catalog_sheets import (
     write_gpus,
     write_models,
 )
-from planner.outputs.workbook.cells import SheetWriter
+from planner.outputs.workbook.cells import CellsView, SheetWriter
 from planner.outputs.workbook.checks_sheet import (
     CATALOG_ID_NAMES,
     Outcome,
@@ -88,9 +90,57 @@ TITLE = "GPU capacity plan for LLM inference"
 def write_workbook(plan: Plan, path: Path,
                    progress: Callable[[str, int, int], None] | None = None) -> int:
     """Write the workbook to `path` (callers make it atomic); returns the formula-cell count."""
+    wb, writers = _write_sheets(plan, progress, record=False)
+    wb.calculation.fullCalcOnLoad = True
+    with temp_folder(path) as tmp:  # beside the output, swept if a build is killed
+        bare = Path(tmp) / "formulas-only.xlsx"
+        if progress:
+            progress("saving workbook", 0, 1)
+        wb.save(bare)
+        if progress:
+            progress("caching values", 0, 1)
+        inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached},
+               {t: w.stream for t, w in writers.items() if w.stream is not None})
+    return sum(len(w.cached) + (w.stream.formulas if w.stream else 0) for w in writers.values())
+
+
+@dataclass
+class WorkbookCells:
+    """What `write_workbook` would write, kept in memory: each sheet's cells as the reader
+    reads them back from the file (``planner diff`` compares an edited workbook with these),
+    and the workbook's defined names."""
+
+    recorded: dict[str, SheetWriter]
+    defined_names: Any
+
+    def sheet(self, title: str) -> CellsView:
+        """A sheet's cells; a streamed sheet's rows (the Grid's, most of a default workbook's
+        cells) are made as they are looked up."""
+        w = self.recorded[title]
+        cells = w.recorded if w.recorded is not None else {}
+        if w.stream is None:
+            return cells
+        return w.stream.cells(cells, w.row + 1)
+
+
+def workbook_cells(plan: Plan, progress: Callable[[str, int, int], None] | None = None
+                   ) -> WorkbookCells:
+    """Every cell of the workbook `plan` makes, written nowhere: the same sheet writers, each
+    recording its rows; the Grid's formulas are its templates at each row (no value is
+    evaluated or cached)."""
+    if progress:
+        progress("rebuilding the workbook in memory", 0, 1)
+    wb, writers = _write_sheets(plan, progress, record=True)
+    return WorkbookCells(writers, wb.defined_names)
+
+
+def _write_sheets(plan: Plan, progress: Callable[[str, int, int], None] | None,
+                  record: bool) -> tuple[Workbook, dict[str, SheetWriter]]:
+    """Every sheet written (or, with `record`, recorded) in reading order, names defined and
+    print set up; the Grid's rows wait in its stream."""
     wb = Workbook(write_only=True)
     styles.register(wb)
-    writers = {title: SheetWriter(wb.create_sheet(title)) for title in SHEET_ORDER}
+    writers = {title: SheetWriter(wb.create_sheet(title), record) for title in SHEET_ORDER}
     for title, writer in writers.items():
         if title != ABOUT:
             writer.back_link = f"{quote_sheetname(ABOUT)}!A1"
@@ -122,20 +172,11 @@ def write_workbook(plan: Plan, path: Path,
         _print_setup(writers, plan)
     except BaseException:
         for w in writers.values():  # finish openpyxl's streams quietly before re-raising
-            with contextlib.suppress(Exception):
-                w.ws.close()
+            if w.recorded is None:
+                with contextlib.suppress(Exception):
+                    w.ws.close()
         raise
-    wb.calculation.fullCalcOnLoad = True
-    with temp_folder(path) as tmp:  # beside the output, swept if a build is killed
-        bare = Path(tmp) / "formulas-only.xlsx"
-        if progress:
-            progress("saving workbook", 0, 1)
-        wb.save(bare)
-        if progress:
-            progress("caching values", 0, 1)
-        inject(bare, path, {t: w.cached for t, w in writers.items() if w.cached},
-               {t: w.stream for t, w in writers.items() if w.stream is not None})
-    return sum(len(w.cached) + (w.stream.formulas if w.stream else 0) for w in writers.values())
+    return wb, writers
 
 
 def _used_ranges(writers: dict[str, SheetWriter]) -> list[UsedRange]:

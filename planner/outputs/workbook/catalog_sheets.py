@@ -163,6 +163,7 @@ ENGINE_HEADERS = {
     "us_per_sequence": "Time per running sequence per step [µs]",
     "non_torch_gib": "Non-torch memory at TP 1 [GiB]",
     "mixes_prefill": "Prompts ride in decode steps [1/0]",
+    "eager_prefill": "Prefill passes launched eagerly (no CUDA graph) [1/0]",
 }
 
 

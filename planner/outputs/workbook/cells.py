@@ -8,7 +8,7 @@ rows as XML (``SheetWriter.stream``), written after its other rows when the pack
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from copy import copy
 from io import BytesIO
 from typing import Any, Protocol
@@ -26,8 +26,15 @@ from planner.outputs.workbook import styles
 from planner.outputs.workbook.cache import Deferred, with_value
 from planner.outputs.workbook.shown import shown_text
 
-__all__ = ["Cell", "Formula", "Input", "Link", "SheetWriter", "Styled", "cell_text",
-           "fitted_widths", "shown_text"]
+__all__ = ["FORMULA", "INPUT", "OTHER", "Cell", "Cells", "CellsView", "Formula", "Input", "Link",
+           "SheetWriter", "Styled", "cell_text", "fitted_widths", "shown_text"]
+
+# A sheet's cells as `planner diff` reads them back (planner.roundtrip.streamed), and as a
+# SheetWriter records them when asked to (``SheetWriter(ws, record=True)``): (row, column) ->
+# (value, kind); a formula's value is its text.
+Cells = dict[tuple[int, int], tuple[Any, str]]
+CellsView = Mapping[tuple[int, int], tuple[Any, str]]  # the same, perhaps made as looked up
+FORMULA, INPUT, OTHER = "f", "i", "v"  # a formula, an input (its style says so), anything else
 
 
 class Formula:
@@ -100,12 +107,21 @@ class RowStream(Protocol):
 
     def __iter__(self) -> Iterator[bytes]: ...
 
+    def cells(self, head: Cells, first_row: int) -> CellsView:
+        """The `head` cells (the rows appended before it) and every cell the stream writes from
+        `first_row`, as ``SheetWriter.recorded`` holds them (nothing evaluated that the
+        comparison ignores)."""
+        ...
+
 
 class SheetWriter:
     """Appends rows and keeps the cached values of formula cells in writing order."""
 
-    def __init__(self, ws: WriteOnlyWorksheet) -> None:
+    def __init__(self, ws: WriteOnlyWorksheet, record: bool = False) -> None:
         self.ws = ws
+        # With `record`, rows are kept here instead of written (a workbook compared in memory
+        # by `planner diff`, never saved).
+        self.recorded: Cells | None = {} if record else None
         self.cached: list[Value | Deferred] = []
         self.row = 0
         self.stream: RowStream | None = None
@@ -161,6 +177,9 @@ class SheetWriter:
     def append(self, cells: Sequence[Cell]) -> int:
         if self.row == 0 and self.back_link is not None:
             cells = self._with_back_link(cells)
+        if self.recorded is not None:
+            self._record(cells)
+            return self.row
         height = self._wrapped_height(cells)
         if height:  # rows are written as they come: set the height before the row
             self.ws.row_dimensions[self.row + 1].height = max(height, 17)
@@ -173,6 +192,25 @@ class SheetWriter:
         self.row += 1
         self.max_col = max(self.max_col, len(cells))
         return self.row
+
+    def _record(self, cells: Sequence[Cell]) -> None:
+        """Keep a row as the reader reads it back once written: formulas as their text, inputs
+        (blank ones too) as inputs, other values as they are, empty cells (and empty text,
+        which openpyxl does not write) left out."""
+        assert self.recorded is not None
+        row = self.row + 1
+        for column, c in enumerate(cells, start=1):
+            if isinstance(c, Formula):
+                self.cached.append(c.cached)
+                self.recorded[(row, column)] = (c.text, FORMULA)
+            elif isinstance(c, Input):  # empty text is no value in the file
+                self.recorded[(row, column)] = (None if c.value == "" else c.value, INPUT)
+            else:
+                value = c.text if isinstance(c, Link) else c.value if isinstance(c, Styled) else c
+                if value is not None and value != "":
+                    self.recorded[(row, column)] = (value, OTHER)
+        self.row = row
+        self.max_col = max(self.max_col, len(cells))
 
     def _with_back_link(self, cells: Sequence[Cell]) -> list[Cell]:
         """The first row with "← Contents" after it: after a table's header, or after a title

@@ -6,6 +6,7 @@ which picks a Fleet row per workload, is budget_sheet."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from openpyxl.formatting.rule import FormulaRule, Rule
 from openpyxl.styles import Font, PatternFill
@@ -27,6 +28,7 @@ from planner.outputs.workbook.layout import (
     CLOUDS,
     FLEET,
     LOOKUPS,
+    ROW_TOKEN,
     SERVERS,
     WORKLOADS,
     GridRowRenderer,
@@ -297,14 +299,22 @@ def _positions(plan: Plan) -> dict[str, dict[str, int]]:
     return out
 
 
+@cache
+def _templates() -> dict[str, str | None]:
+    """Each Fleet column's formula with ROW_TOKEN for its row (rows differ in nothing else):
+    rendered once, not once a row."""
+    r = FleetRowRenderer(ROW_TOKEN)
+    return {name: column_formula(name, r) for name in FLEET_COLUMNS}
+
+
 def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]]) -> list[Cell]:
     """The row's cells in FLEET_COLUMNS order."""
-    r = FleetRowRenderer(row)
     c = env.candidate
     offer = env.offer.id if env.offer is not None else ""
     cells: list[Cell] = []
-    for name in FLEET_COLUMNS:
-        text = column_formula(name, r)
+    number = str(row)
+    for name, template in _templates().items():
+        text = None if template is None else template.replace(ROW_TOKEN, number)
         if name == "workload":
             cells.append(Styled(env.workload.id))
         elif name == "server":

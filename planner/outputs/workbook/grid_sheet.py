@@ -12,18 +12,28 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from planner.inputs.scenario import Scenario
 from planner.model.columns import Numbers, Same
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
 from planner.model.quantities import ROW_QUANTITIES
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.cache import formula_parts, value_text
-from planner.outputs.workbook.cells import Cell, Formula, Input, SheetWriter, Styled
+from planner.outputs.workbook.cells import (
+    FORMULA,
+    INPUT,
+    Cell,
+    Cells,
+    Formula,
+    Input,
+    SheetWriter,
+    Styled,
+)
 from planner.outputs.workbook.layout import (
     CONFIG_COLUMNS,
     GRID_COL,
@@ -237,6 +247,14 @@ class GridStream:
         if pending:
             yield "".join(pending).encode()
 
+    def cells(self, head: Cells, first_row: int) -> GridCells:
+        """Every cell of the rows, as the reader reads them back, made when looked up (the
+        Grid is most of a default workbook's cells): the configuration inputs and each
+        column's formula at its row, no quantity evaluated."""
+        scenarios = [s for block in scenario_blocks(self.plan.grid, self.plan.models,
+                                                    self.plan.gpus) for s in block]
+        return GridCells(head, scenarios, first_row)
+
     def _rows(self, block: BlockEnv, first_row: int) -> Iterator[str]:
         """The block's <row> elements: what every row shares written once into a template,
         what varies filled in per row."""
@@ -270,6 +288,40 @@ class GridStream:
         rows = zip(*slots, strict=True) if slots else itertools.repeat((), n)
         for r, filled in zip(range(first_row, first_row + n), rows, strict=True):
             yield (template % filled).replace(ROW_TOKEN, str(r))
+
+
+class GridCells(Mapping[tuple[int, int], tuple[object, str]]):
+    """The Grid's header (`head`) and data rows as ``SheetWriter.recorded`` would hold them,
+    (row, column) -> (value, kind), each data cell made when it is looked up."""
+
+    def __init__(self, head: Cells, scenarios: list[Scenario], first_row: int) -> None:
+        self.head, self.scenarios, self.first_row = head, scenarios, first_row
+        templates = [LOOKUP_TEMPLATES[k] for k in LOOKUPS]
+        templates += [QUANTITY_TEMPLATES[q.name] for q in ROW_QUANTITIES]
+        self.formulas = [t if t.startswith("=") else "=" + t for t in templates]
+        self.configs = len(CONFIG_COLUMNS)
+        self.width = self.configs + len(self.formulas)
+
+    def __getitem__(self, key: tuple[int, int]) -> tuple[object, str]:
+        if key in self.head:
+            return self.head[key]
+        row, column = key
+        i = row - self.first_row
+        if not (0 <= i < len(self.scenarios) and 1 <= column <= self.width):
+            raise KeyError(key)
+        if column <= self.configs:
+            name = CONFIG_COLUMNS[column - 1]
+            return config_input(name, getattr(self.scenarios[i], name)).value, INPUT
+        return self.formulas[column - self.configs - 1].replace(ROW_TOKEN, str(row)), FORMULA
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        yield from self.head
+        for row in range(self.first_row, self.first_row + len(self.scenarios)):
+            for column in range(1, self.width + 1):
+                yield row, column
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.scenarios) * self.width
 
 
 _ERROR = ' t="e"'  # the type attribute of a cached error value

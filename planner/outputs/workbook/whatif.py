@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from planner.model.expr import Value
+from planner.model.fleet import depends_on
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.cells import Cell, Formula, SheetWriter, Styled
@@ -28,7 +29,7 @@ from planner.outputs.workbook.fleet_sheets import (
 )
 from planner.outputs.workbook.layout import BUDGET
 from planner.plan.plan import Plan
-from planner.plan.sensitivity import depends_on, rerun
+from planner.plan.sensitivity import rerun
 
 Leaf = tuple[str, str]
 # What the totals read of a chosen row (planner.plan.sensitivity._fleet_total).
