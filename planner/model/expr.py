@@ -227,23 +227,36 @@ def compare(op: str, a: Value, b: Value) -> Value:
         y: object = b.lower()
     else:
         x, y = excel_round15(float(a)), excel_round15(float(b))
-    result = {
-        "=": x == y,
-        "<>": x != y,
-        "<": x < y,  # type: ignore[operator]
-        "<=": x <= y,  # type: ignore[operator]
-        ">": x > y,  # type: ignore[operator]
-        ">=": x >= y,  # type: ignore[operator]
-    }[op]
-    return bool(result)
+    if op == "=":
+        return x == y
+    if op == "<>":
+        return x != y
+    if op == "<":
+        return x < y  # type: ignore[operator]
+    if op == "<=":
+        return x <= y  # type: ignore[operator]
+    if op == ">":
+        return x > y  # type: ignore[operator]
+    if op == ">=":
+        return x >= y  # type: ignore[operator]
+    raise ValueError(op)
+
+
+_PLAIN = (int, float)  # the types a number has (bool, an int subclass, is not among them)
 
 
 def arith(op: str, a: Value, b: Value) -> Value:
-    x, y = _num(a), _num(b)
-    if isinstance(x, XlError):
-        return x
-    if isinstance(y, XlError):
-        return y
+    x: float | int
+    y: float | int
+    if type(a) in _PLAIN and type(b) in _PLAIN:  # the common case: two numbers
+        x, y = a, b  # type: ignore[assignment]
+    else:
+        nx, ny = _num(a), _num(b)
+        if isinstance(nx, XlError):
+            return nx
+        if isinstance(ny, XlError):
+            return ny
+        x, y = nx, ny
     if op == "+":
         return x + y
     if op == "-":

@@ -17,6 +17,9 @@ quantity. The order of the lists below is the order of the workbook's columns.
 
 from __future__ import annotations
 
+from functools import cache
+
+from planner.model.expr import Expr
 from planner.model.memory_quantities import MEMORY_QUANTITIES
 from planner.model.quantity import Quantity
 from planner.model.shape_quantities import SHAPE_QUANTITIES
@@ -35,28 +38,31 @@ def assumptions_used(quantity: Quantity) -> list[str]:
     """The assumptions a quantity depends on, through every quantity it reads: what an
     estimate must say it rests on. Format sizes appear as bytes_per_param / bytes_per_kv_element
     (the chosen format's), catalog prices as price_per_hour_usd."""
+    return sorted(_leaves(quantity.expr))
+
+
+def _leaves(expr: Expr) -> frozenset[str]:
     found: set[str] = set()
-    seen: set[tuple[str, str]] = set()
-    stack = [quantity.expr]
-    while stack:
-        for kind, name in stack.pop().refs():
-            if (kind, name) in seen:
-                continue
-            seen.add((kind, name))
-            if kind == "assume":
-                found.add(name)
-            elif kind == "weights" and name == "bytes_per_param":
-                found.add("bytes_per_param")
-            elif kind == "kv":
-                found.add("bytes_per_kv_element")
-            elif kind == "engine":
-                found.add("engine")
-            elif kind == "server" and name == "price_usd":
-                found.add("server price_usd")
-            elif kind == "gpu" and name == "price_per_hour_usd":
-                found.add("price_per_hour_usd")
-            elif kind == "q":
-                stack.append(QUANTITY_BY_NAME[name].expr)
-            elif kind == "model" and name in MODEL_BY_NAME:
-                stack.append(MODEL_BY_NAME[name].expr)
-    return sorted(found)
+    for kind, name in expr.refs():
+        if kind == "assume":
+            found.add(name)
+        elif kind == "weights" and name == "bytes_per_param":
+            found.add("bytes_per_param")
+        elif kind == "kv":
+            found.add("bytes_per_kv_element")
+        elif kind == "engine":
+            found.add("engine")
+        elif kind == "server" and name == "price_usd":
+            found.add("server price_usd")
+        elif kind == "gpu" and name == "price_per_hour_usd":
+            found.add("price_per_hour_usd")
+        elif kind == "q" or kind == "model" and name in MODEL_BY_NAME:
+            found |= _read_leaves(kind, name)
+    return frozenset(found)
+
+
+@cache
+def _read_leaves(kind: str, name: str) -> frozenset[str]:
+    """What a quantity read by name rests on: worked out once per quantity (every build's
+    Method sheet and HTML ask for each)."""
+    return _leaves((QUANTITY_BY_NAME[name] if kind == "q" else MODEL_BY_NAME[name]).expr)
