@@ -320,12 +320,17 @@ FLEET_BY_NAME = {x.name: x for x in FLEET_QUANTITIES}
 QUANTITY_BY_NAME.update(FLEET_BY_NAME)
 
 
+# Leaves read through a kind of their own: a format's figures read its bytes_per_* assumption,
+# the engine table and the measured speed error the engine's name (kind -> what the assumption's
+# name starts with).
+_THROUGH = {"weights": "bytes_per", "kv": "bytes_per", "engine": "engine", "measured": "engine"}
+
+
 @cache
 def depends_on(quantity: str, leaf: tuple[str, str]) -> bool:
     """Whether a quantity reads `leaf` (kind, name) through any quantity or fleet variable it
-    reads. A format's or the engine's figures read assumptions of their own (bytes per
-    parameter, the engine's name): a leaf of those kinds is read by any quantity reading the
-    kind, whatever the name."""
+    reads, an assumption read through a format, the engine table or the measured speed error
+    (_THROUGH) included."""
     from planner.model.quantities import MODEL_BY_NAME
 
     q_ = QUANTITY_BY_NAME.get(quantity) or MODEL_BY_NAME.get(quantity)
@@ -335,10 +340,10 @@ def depends_on(quantity: str, leaf: tuple[str, str]) -> bool:
 
 
 def _reads(expr: Expr, leaf: tuple[str, str]) -> bool:
-    indirect = {"weights": "assume", "kv": "assume", "engine": "assume"}
+    through = leaf[0] == "assume"
     for kind, name in expr.refs():
-        if (kind, name) == leaf or indirect.get(kind) == leaf[0] and (
-                leaf[1] == "engine" or leaf[1].startswith("bytes_per")):
+        if (kind, name) == leaf or through and kind in _THROUGH and leaf[1].startswith(
+                _THROUGH[kind]):
             return True
         if kind in ("q", "model") and depends_on(name, leaf):
             return True

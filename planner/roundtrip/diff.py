@@ -199,9 +199,9 @@ def _compare_sheet(sheet: str, ref: CellsView, ed: Cells, namer: Namer, out: Wor
 
 def diff_workbook(workbook: Path | str, against: Path | str | None = None,
                   progress: Progress | None = None) -> WorkbookDiff:
-    """Compare an edited workbook with a rebuild from what it was built from (or `against`).
-    Both workbooks are streamed sheet by sheet (reader.StreamedBook); `progress` hears of the
-    rebuild and of each sheet compared."""
+    """Compare an edited workbook with a rebuild from what it was built from (or `against`):
+    the rebuild kept in memory (``workbook_cells``), the edited workbook streamed sheet by sheet
+    (reader.StreamedBook); `progress` hears of the rebuild and of each sheet compared."""
     from planner.outputs.workbook import SHEET_ORDER, workbook_cells
     from planner.plan.plan import build_plan
 

@@ -110,13 +110,13 @@ class WorkbookCells:
     reads them back from the file (``planner diff`` compares an edited workbook with these),
     and the workbook's defined names."""
 
-    recorded: dict[str, SheetWriter]
+    writers: dict[str, SheetWriter]  # each sheet's, having recorded its rows
     defined_names: Any
 
     def sheet(self, title: str) -> CellsView:
         """A sheet's cells; a streamed sheet's rows (the Grid's, most of a default workbook's
         cells) are made as they are looked up."""
-        w = self.recorded[title]
+        w = self.writers[title]
         cells = w.recorded if w.recorded is not None else {}
         if w.stream is None:
             return cells

@@ -298,7 +298,7 @@ class GridCells(Mapping[tuple[int, int], tuple[object, str]]):
         self.head, self.scenarios, self.first_row = head, scenarios, first_row
         templates = [LOOKUP_TEMPLATES[k] for k in LOOKUPS]
         templates += [QUANTITY_TEMPLATES[q.name] for q in ROW_QUANTITIES]
-        self.formulas = [t if t.startswith("=") else "=" + t for t in templates]
+        self.formulas = [Formula(t, 0).text for t in templates]  # "=" as a Formula adds it
         self.configs = len(CONFIG_COLUMNS)
         self.width = self.configs + len(self.formulas)
 
