@@ -289,3 +289,69 @@ def test_layouts_doc_is_generated() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.TARGET.read_text() == module.document(), "run python docs/generate_layouts.py"
+
+
+@pytest.mark.parametrize("layout", ["tp+ep", "dp-attention"])
+def test_calc_in_a_layout_is_the_fleet_row_at_its_batch(deepseek: Sized, layout: str) -> None:
+    """`planner calc --layout` evaluates the Fleet's layout quantities (one definition): at the
+    batch a fleet row chose, its sequences, step and throughput are the row's."""
+    from planner.inputs.scenario import Scenario
+    from planner.plan.calc import LayoutEnv, evaluate
+
+    row = _row(deepseek, layout)
+    batch = int(row.number("batch_chosen"))
+    scenario = Scenario("deepseek-r1", "h200-sxm", "fp8", "fp8", 8, 3000, batch, 1000, 2000)
+    env = evaluate(scenario, load_models(DEFAULT_MODELS), load_gpus(DEFAULT_GPUS), {}, layout)
+    assert isinstance(env, LayoutEnv)
+    for name in ("layout_max_sequences", "layout_max_num_seqs", "batch_chosen",
+                 "layout_step_delta_seconds", "tpot_seconds", "a2a_seconds_per_sequence"):
+        assert env.value(name) == pytest.approx(row.number(name)), name
+    tpot = row.number("tpot_seconds") + row.number("layout_step_delta_seconds")
+    assert env.value("layout_tpot_seconds") == pytest.approx(tpot)
+    assert env.value("layout_output_tokens_per_second") == pytest.approx(batch / tpot)
+    # a concurrency beyond what the layout holds is capped there, as the fleet caps its batch
+    env = evaluate(Scenario("deepseek-r1", "h200-sxm", "fp8", "fp8", 8, 3000, 10 ** 6, 1000,
+                            2000), load_models(DEFAULT_MODELS), load_gpus(DEFAULT_GPUS), {},
+                   layout)
+    assert env.value("batch_chosen") == min(row.number("layout_max_sequences"),
+                                            row.number("layout_max_num_seqs"))
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--model", "llama-3.1-8b", "--gpu", "h200-sxm", "--tp", "2", "--layout", "tp+ep",
+      "--output", "100"], "expert parallelism needs a MoE model"),
+    (["--model", "deepseek-r1", "--gpu", "h200-sxm", "--tp", "8", "--weights", "fp8",
+      "--layout", "dp-attention"], "give --output"),
+    (["--model", "deepseek-r1", "--gpu", "h200-sxm", "--tp", "8", "--weights", "fp8",
+      "--layout", "dp-attention", "--output", "100", "--set", "engine=none"],
+     "engine none"),
+])
+def test_calc_refuses_a_layout_it_cannot_evaluate(args: list[str], says: str) -> None:
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+
+    result = CliRunner().invoke(cli, ["calc", *args])  # main() prints it, exits non-zero
+    assert isinstance(result.exception, ArgumentError), result.output
+    assert says in str(result.exception)
+
+
+def test_calc_prints_and_returns_the_layout() -> None:
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+
+    args = ["calc", "--model", "deepseek-r1", "--gpu", "h200-sxm", "--tp", "8", "--weights",
+            "fp8", "--kv", "fp8", "--batch", "4096", "--prompt", "1000", "--output", "2000",
+            "--layout", "dp-attention"]
+    text = CliRunner().invoke(cli, args).output
+    import json
+
+    found = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)["layout"]
+    assert found["layout"] == "dp-attention"
+    most = found["layout_max_sequences"]
+    assert found["batch_chosen"] == min(4096, most, found["layout_max_num_seqs"])
+    assert f"{most:,} of 3,000 tokens (KV cache, dp-attention)" in text
+    rate = found["layout_output_tokens_per_second"]
+    assert f"{rate:,.0f} output tokens/s" in text
+    assert rate == pytest.approx(found["batch_chosen"] / found["layout_tpot_seconds"])

@@ -263,3 +263,21 @@ POOL_QUANTITIES: list[Quantity] = [
 ]
 
 LAYOUT_QUANTITIES = STEP_QUANTITIES + POOL_QUANTITIES
+
+# -- one configuration in a layout (`planner calc --layout`) -----------------------------------
+CALC_BATCH = Ref("calc", "batch")  # the concurrency asked for: calc's --batch
+CALC_QUANTITIES: list[Quantity] = [
+    Quantity("batch_chosen", "Sequences decoding together (layout)", "sequences",
+             MAX(1, MIN(CALC_BATCH, q("layout_max_sequences"), q("layout_max_num_seqs"))),
+             "the concurrency, capped by the sequences that fit and the engine's max_num_seqs "
+             "as the layout holds them (DP attention: each GPU its own pool and max_num_seqs)",
+             kind="int"),
+    Quantity("layout_tpot_seconds", "Time per output token (layout)", "s",
+             q("tpot_seconds") + q("layout_step_delta_seconds"),
+             "time per output token at the batch + the step time the layout adds",
+             display="seconds"),
+    Quantity("layout_output_tokens_per_second", "Serving output throughput (layout)",
+             "tokens/s", q("batch_chosen") / q("layout_tpot_seconds"),
+             "batch / time per output token in the layout: one replica's steady-state output"),
+]
+CALC_LAYOUTS = ("tp", "tp+ep", "dp-attention")  # disaggregation needs a rate: planner size

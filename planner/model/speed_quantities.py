@@ -241,8 +241,11 @@ SPEED_QUANTITIES: list[Quantity] = [
              "theirs + dense FFN layers × kernels_dense_ffn + MoE layers × (kernels_moe_ffn + "
              "kernels_shared_expert where the model has a shared expert)", kind="int"),
     Quantity("step_overhead_seconds", "Fixed time per engine step", "s",
-             q("kernels_per_step") * a("kernel_floor_us") / MILLION,
-             "kernels per step × kernel_floor_us", display="seconds"),
+             q("kernels_per_step") * (a("kernel_floor_us") + a("eager_decode")
+                                      * a("eager_kernel_us")) / MILLION,
+             "kernels per step × kernel_floor_us, + eager_kernel_us a kernel where the engine "
+             "runs without CUDA graphs (eager_decode 1: the host launches every kernel of "
+             "every step)", display="seconds"),
     Quantity("step_seconds_per_running_sequence", "Engine time per running sequence", "s",
              engine_default("step_overhead_us_per_sequence", "us_per_sequence") / MILLION,
              "step_overhead_us_per_sequence, or with 'auto' the engine's figure, in seconds",
@@ -361,12 +364,13 @@ SPEED_QUANTITIES: list[Quantity] = [
              q("step_overhead_seconds") + allreduce_seconds(None),
              "fixed step time + all-reduce latencies", display="seconds"),
     Quantity("prefill_launch_seconds", "Host launches of an eager prefill pass", "s",
-             engine_default("eager_prefill", "eager_prefill") * q("kernels_per_step")
-             * a("eager_kernel_us") / MILLION,
+             engine_default("eager_prefill", "eager_prefill") * (1 - a("eager_decode"))
+             * q("kernels_per_step") * a("eager_kernel_us") / MILLION,
              "where prefill passes run without a CUDA graph (eager_prefill, or with 'auto' the "
              "engine's figure: SGLang), kernels per step × eager_kernel_us: the time the GPU "
              "waits on the host launching each kernel, on top of the pass's GPU work; 0 "
-             "elsewhere", display="seconds"),
+             "elsewhere, and 0 with eager_decode 1, whose fixed step time already holds them",
+             display="seconds"),
     Quantity("prefill_pass_fixed_seconds", "Fixed cost of a prefill pass of its own", "s",
              q("step_fixed_seconds") + q("weights_read_seconds") + q("prefill_launch_seconds"),
              "an engine that runs prefill apart from decoding pays, for each prefill pass, the "
