@@ -103,7 +103,7 @@ STEP_QUANTITIES: list[Quantity] = [
              "one GPU stores under TP), never below the attention FLOPs / TP", display="seconds"),
     Quantity("layout_seconds_per_sequence", "Step time per sequence the layout adds", "s",
              q("a2a_seconds_per_sequence") + q("expert_imbalance_seconds_per_sequence")
-             - allreduce_seconds(1, latency=False) * q("allreduce_share_removed")
+             - q("allreduce_traffic_seconds_per_sequence") * q("allreduce_share_removed")
              + q("layout_attention_seconds_per_sequence")
              - q("serving_attention_seconds_per_sequence"),
              "all-to-all + imbalance − all-reduce traffic removed + attention change (0 under "
@@ -117,14 +117,24 @@ STEP_QUANTITIES: list[Quantity] = [
     Quantity("layout_step_fixed_seconds", "Step time independent of batch (layout)", "s",
              q("step_fixed_seconds") + q("layout_fixed_seconds"),
              "fixed step time + what the layout adds", display="seconds"),
+    Quantity("layout_allreduce_removed_seconds", "All-reduce time the layout removes at the "
+             "batch, beyond its per-sequence average", "s",
+             q("allreduce_share_removed")
+             * (q("decode_allreduce_seconds") - allreduce_seconds(None)
+                - q("serving_batch") * q("allreduce_traffic_seconds_per_sequence")),
+             "share removed × (the all-reduces of the serving batch − their latency − the "
+             "batch × the reference batch's average): the per-sequence change counts the "
+             "average, this the rest, so the layout removes exactly its share of them",
+             display="seconds"),
     Quantity("layout_step_delta_seconds", "Step time the layout adds at the batch", "s",
              q("layout_fixed_seconds") + q("serving_batch") * q("layout_seconds_per_sequence")
+             - q("layout_allreduce_removed_seconds")
              + (q("batch_chosen") - q("serving_batch"))
              * (q("step_seconds_per_sequence")
                 + q("serving_flops_per_sequence") / _tp / q("compute_achieved")),
-             "fixed + serving batch × per-sequence change, + the sequences beyond the TP row's "
-             "caps (DP attention) at their full per-sequence time and GEMM compute",
-             display="seconds"),
+             "fixed + serving batch × per-sequence change − the rest of the all-reduces removed, "
+             "+ the sequences beyond the TP row's caps (DP attention) at their full "
+             "per-sequence time and GEMM compute", display="seconds"),
 ]
 
 # -- disaggregated prefill / decode ---------------------------------------------------------------

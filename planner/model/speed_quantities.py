@@ -39,6 +39,21 @@ def _gemm_efficiency(tokens: Expr) -> Expr:
                      + tokens * Measured("gemm_slope", kind, tokens))
 
 
+def gemm_efficiency_at(tokens: Expr) -> Expr:
+    """The GEMM efficiency a decode step of `tokens` sequences runs at: with compute_efficiency
+    'auto' and a measured per-op table, the table's at that many rows, else the compute
+    efficiency used (``decode_gemm_efficiency`` at the serving batch)."""
+    return IF(AND(_auto_compute, _measured), _gemm_efficiency(tokens),
+              q("compute_efficiency_used"))
+
+
+def allreduce_traffic_at(batch: Expr) -> Expr:
+    """The all-reduce time each of `batch` sequences adds above the latency: the all-reduces of
+    that batch less their latency, ÷ the batch (exact at that batch, from a measured table or
+    the ring formula)."""
+    return (allreduce_seconds(batch) - allreduce_seconds(None)) / batch
+
+
 def _experts_read(batch: Expr) -> Expr:
     """Distinct experts a batch routes to per MoE layer, uniform independent routing."""
     return IF(m("experts") > 0,
@@ -225,10 +240,17 @@ SPEED_QUANTITIES: list[Quantity] = [
     Quantity("allreduce_bytes_per_token", "All-reduce message per token", "B",
              _hidden * _act, "hidden size × activation bytes: what one token adds to each "
              "all-reduce", display="bytes"),
+    Quantity("allreduce_reference_batch", "Batch the all-reduce traffic is averaged over",
+             "sequences", MAX(1, MIN(q("max_sequences"), q("max_num_seqs_effective"))),
+             "the most sequences a replica decodes together: the sequences that fit, at most "
+             "the engine's max_num_seqs (at least 1)", kind="int"),
     Quantity("allreduce_traffic_seconds_per_sequence", "All-reduce traffic one sequence adds",
-             "s", allreduce_seconds(1, latency=False),
-             "TP ≥ 2: 2 × layers × one token's all-reduce traffic (the measured table's slope, "
-             "or 2(TP−1)/TP × message / scale-up bandwidth); the latency is the step's",
+             "s",
+             allreduce_traffic_at(q("allreduce_reference_batch")),
+             "TP ≥ 2: (the all-reduces of the reference batch − their latency) / that batch: "
+             "2 × layers × 2(TP−1)/TP × one token's message / scale-up bandwidth, or, from a "
+             "measured table, its time above the latency averaged over the batch (its slope "
+             "at one token is the small-message algorithm's, not the traffic's)",
              display="seconds"),
     Quantity("kernels_per_step", "Kernels per engine step", "kernels",
              m("attention_layers") * IF(m("is_mla"), a("kernels_mla_attention"),
@@ -282,8 +304,7 @@ SPEED_QUANTITIES: list[Quantity] = [
              "weights read / TP / (bandwidth × efficiency): the GEMMs' memory bound",
              display="seconds"),
     Quantity("decode_gemm_efficiency", "GEMM efficiency at the decode batch", "fraction",
-             IF(AND(_auto_compute, _measured), _gemm_efficiency(q("serving_batch")),
-                q("compute_efficiency_used")),
+             gemm_efficiency_at(q("serving_batch")),
              "with compute_efficiency 'auto' and a measured per-op table, the GEMM efficiency it "
              "gives at the serving batch's tokens (the GEMM's time linear between the measured "
              "token counts), else the compute efficiency used", display="ratio"),
