@@ -260,3 +260,12 @@ def test_the_traffic_one_sequence_adds_is_averaged_over_the_reference_batch(ship
         per = env.value("allreduce_traffic_seconds_per_sequence")
         assert latency + r * per == pytest.approx(env.value("decode_allreduce_seconds"))
         assert per == pytest.approx(micros * 1e-6, abs=0.05e-6), gpu
+
+
+def test_every_grid_formula_is_short_without_a_build() -> None:
+    """The fast tier's guard on the rule the full workbook is checked against (at most 500
+    characters a formula, tests/test_cold_recalc.py): every Grid row quantity rendered at a
+    five-digit row (the default grid has 6,500 rows)."""
+    long = {q.name: n for q in ROW_BY_NAME.values()
+            if (n := len(q.expr.render(GridRowRenderer(99999))) + 1) > 500}
+    assert long == {}

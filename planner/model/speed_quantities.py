@@ -49,9 +49,16 @@ def gemm_efficiency_at(tokens: Expr) -> Expr:
 
 def allreduce_traffic_at(batch: Expr) -> Expr:
     """The all-reduce time each of `batch` sequences adds above the latency: the all-reduces of
-    that batch less their latency, ÷ the batch (exact at that batch, from a measured table or
-    the ring formula)."""
-    return (allreduce_seconds(batch) - allreduce_seconds(None)) / batch
+    that batch less their latency, ÷ the batch (``allreduce_seconds(batch) −
+    allreduce_seconds(None)``, written out so its formula stays short: exact at that batch,
+    from a measured table or the ring formula)."""
+    message = batch * q("allreduce_bytes_per_token")
+    measured = (message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
+                + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
+                - q("allreduce_measured_latency_seconds"))
+    ring = 2 * (_tp - 1) / _tp * message / q("scale_up_bytes_per_second")
+    return IF(_tp > 1, 2 * _layers * IF(q("allreduce_measured_latency_seconds") > 0, measured,
+                                        ring) / batch, 0)
 
 
 def _experts_read(batch: Expr) -> Expr:
