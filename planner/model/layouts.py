@@ -34,7 +34,7 @@ from planner.model.fleet_refs import srv, w
 from planner.model.latency import decode_step, running, step_slope
 from planner.model.quantity import Quantity, a, m, q, v
 from planner.model.queueing import md1_load_limit, md1_mean_wait, md1_tail_wait
-from planner.model.speed_quantities import allreduce_seconds
+from planner.model.speed_quantities import allreduce_seconds, allreduce_traffic_at
 from planner.model.units import GB
 
 LAYOUT = Ref("layout", "layout")
@@ -117,15 +117,20 @@ STEP_QUANTITIES: list[Quantity] = [
     Quantity("layout_step_fixed_seconds", "Step time independent of batch (layout)", "s",
              q("step_fixed_seconds") + q("layout_fixed_seconds"),
              "fixed step time + what the layout adds", display="seconds"),
+    Quantity("allreduce_traffic_at_serving_batch", "All-reduce time each sequence adds at "
+             "the serving batch", "s", allreduce_traffic_at(q("serving_batch")),
+             "(the all-reduces of the serving batch − their latency) / the serving batch",
+             display="seconds"),
     Quantity("layout_allreduce_removed_seconds", "All-reduce time the layout removes at the "
              "batch, beyond its per-sequence average", "s",
-             q("allreduce_share_removed")
-             * (q("decode_allreduce_seconds") - allreduce_seconds(None)
-                - q("serving_batch") * q("allreduce_traffic_seconds_per_sequence")),
-             "share removed × (the all-reduces of the serving batch − their latency − the "
-             "batch × the reference batch's average): the per-sequence change counts the "
-             "average, this the rest, so the layout removes exactly its share of them",
-             display="seconds"),
+             IF(q("serving_batch").eq(q("allreduce_reference_batch")), 0,
+                q("allreduce_share_removed") * q("serving_batch")
+                * (q("allreduce_traffic_at_serving_batch")
+                   - q("allreduce_traffic_seconds_per_sequence"))),
+             "share removed × serving batch × (its all-reduce per sequence − the reference "
+             "batch's average): the per-sequence change counts the average, this the rest, so "
+             "the layout removes exactly its share of the serving batch's all-reduces (0 when "
+             "the serving batch is the reference batch)", display="seconds"),
     Quantity("layout_step_delta_seconds", "Step time the layout adds at the batch", "s",
              q("layout_fixed_seconds") + q("serving_batch") * q("layout_seconds_per_sequence")
              - q("layout_allreduce_removed_seconds")

@@ -52,13 +52,14 @@ def allreduce_traffic_at(batch: Expr) -> Expr:
     that batch less their latency, ÷ the batch (``allreduce_seconds(batch) −
     allreduce_seconds(None)``, written out so its formula stays short: exact at that batch,
     from a measured table or the ring formula)."""
-    message = batch * q("allreduce_bytes_per_token")
+    per_token = q("allreduce_bytes_per_token")
+    message = batch * per_token
     measured = (message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
                 + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
-                - q("allreduce_measured_latency_seconds"))
-    ring = 2 * (_tp - 1) / _tp * message / q("scale_up_bytes_per_second")
+                - q("allreduce_measured_latency_seconds")) / batch
+    ring = 2 * (_tp - 1) / _tp * per_token / q("scale_up_bytes_per_second")  # any batch
     return IF(_tp > 1, 2 * _layers * IF(q("allreduce_measured_latency_seconds") > 0, measured,
-                                        ring) / batch, 0)
+                                        ring), 0)
 
 
 def _experts_read(batch: Expr) -> Expr:
