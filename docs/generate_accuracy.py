@@ -23,7 +23,7 @@ from planner.inputs.catalog import load_gpus, load_models
 from planner.inputs.entries import Catalog
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario
-from planner.plan.calc import RowEnv
+from planner.plan.calc import RowEnv, evaluate
 from planner.plan.calibration import (
     Settings,
     engine_of,
@@ -426,11 +426,12 @@ def runs_of(entry: Point) -> list[Run] | str:
 
     def run(case: str, kind: str, eng: str, command: str, isl: int, osl: int, batch: int,
             published: float, basis: str, gpu: str = device, tp_: int = tp,
-            weights: str = weights_of(precision), latency: Mapping[str, Any] | None = None
-            ) -> None:
+            weights: str = weights_of(precision), latency: Mapping[str, Any] | None = None,
+            settings: Mapping[str, float | str] | None = None) -> None:
         means = latency or {}
         runs.append(Run(entry, case, kind, eng, model, gpu, tp_, weights, isl, osl,
-                        max(1, batch), published, basis, _overrides(eng, command),
+                        max(1, batch), published, basis,
+                        {**_overrides(eng, command), **(settings or {})},
                         _float(means.get("mean_ttft_ms")), _float(means.get("mean_tpot_ms"))))
 
     rows = results if isinstance(results, list) else []
@@ -475,7 +476,8 @@ def runs_of(entry: Point) -> list[Run] | str:
                     continue
                 basis = "output" if "output_tokens_per_s" in r else _output_basis(entry)
                 run(f"{key + ' ' if key else ''}c{c}", f"concurrency {batch}", eng, engine_text,
-                    *workload, batch, float(figure) * _to_output(entry, *workload), basis)
+                    *workload, batch, float(figure) * _to_output(entry, *workload), basis,
+                    latency=r, settings=(entry.get("engine_settings") or {}).get(key))
         return runs or "no figure with a concurrency"
     if isinstance(results, Mapping) and "output_tokens_per_s" in results and workload:
         concurrency = _concurrency(entry)
@@ -527,6 +529,8 @@ class ThroughputRow:
     serving_batch: int | None = None
     planner_tpot_ms: float | None = None
     planner_ttft_ms: float | None = None  # the planner's prefill_seconds: no queue
+    as_ran: float | None = None  # output tokens/s in the layout the source ran (`layout`)
+    as_ran_batch: int | None = None  # the batch that layout holds
 
     @property
     def ratio(self) -> float | None:
@@ -572,7 +576,38 @@ def throughput_row(run: Run, models: Catalog, gpus: Catalog) -> ThroughputRow:
     row.serving_batch = int(_number(env, "serving_batch"))
     row.planner_tpot_ms = _number(env, "tpot_seconds") * 1000
     row.planner_ttft_ms = _number(env, "prefill_seconds") * 1000
+    layout = run.entry.get("layout")
+    if layout and run.tp > 1:
+        ran = evaluate(scenario, models, gpus, row.settings.overrides, str(layout))
+        row.as_ran = _number(ran, "layout_output_tokens_per_second")
+        row.as_ran_batch = int(_number(ran, "batch_chosen"))
     return row
+
+
+def layout_section(rows: list[ThroughputRow]) -> list[str]:
+    """The runs a source served in a layout beyond one TP group (the entry's `layout`, with
+    `layout_why`), compared as one TP group, as every total counts them, and as they ran:
+    `planner calc --layout`, the Fleet's layout quantities (docs/layouts.md)."""
+    ran = [r for r in rows if r.as_ran is not None and r.ratio is not None]
+    if not ran:
+        return []
+    as_tp = [r.ratio or 0.0 for r in ran]
+    as_ran = [(r.as_ran or 0.0) / r.run.published for r in ran]
+    lines = ["### Runs served in another layout", "",
+             "Every total above compares these runs as one TP group. Their sources ran them with "
+             "expert parallelism and DP attention (each entry's `layout_why`); `planner calc "
+             "--layout` evaluates them that way, with the layout quantities the Fleet sizes "
+             "with:", "",
+             f"- As one TP group: within ±25% {_share(_within(as_tp), len(ran))}, median ratio "
+             f"{statistics.median(as_tp):.2f}.",
+             f"- As they ran: within ±25% {_share(_within(as_ran), len(ran))}, median ratio "
+             f"{statistics.median(as_ran):.2f}.", ""]
+    table = [[_link(r.run.entry), r.run.case, str(r.run.entry["layout"]),
+              f"{r.run.published:,.0f}", f"{r.serving_batch:,}", f"{r.ratio:.2f}",
+              f"{r.as_ran_batch:,}", f"{(r.as_ran or 0.0) / r.run.published:.2f}"]
+             for r in ran]
+    return lines + _table(["Run", "Case", "Layout", "Published out tok/s", "Batch as TP",
+                           "Ratio as TP", "Batch as ran", "Ratio as ran"], table) + [""]
 
 
 def _within(ratios: list[float]) -> int:
@@ -787,6 +822,7 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
                                                 str(r.run.entry["id"]), r.run.case))[:5]
         lines += ["Largest misses: " + "; ".join(
             f"`{r.run.entry['id']}` {r.run.case} ×{r.ratio:.2f}" for r in worst) + ".", ""]
+        lines += layout_section(compared)
     table = []
     for r in rows:
         if r.settings is None or r.ratio is None:
@@ -867,7 +903,10 @@ chosen to move it; the serving figures below judge the planner with them in plac
   TP, `--prompt ISL --output OSL --context ISL+OSL` (means over the dataset where lengths vary)
   and `--set engine=…` for the engine that served it (TensorRT-LLM: `gpu_memory_utilization`
   = kv_cache_free_gpu_mem_fraction, 0.9 unless the command gives it; a source that names no
-  engine, such as NVIDIA NIM, gets the planner's default, vLLM). KV cache stays at the planner
+  engine, such as NVIDIA NIM, gets the planner's default, vLLM; where the server's command or
+  version turns off something the planner has a setting for, the entry records it in
+  `engine_settings` with `engine_settings_why`: dstack's TensorRT-LLM 0.17 server captured no
+  CUDA graphs, `--set eager_decode=1`). KV cache stays at the planner
   default (BF16), except NVIDIA's ModelOpt FP8/FP4 checkpoints, which declare an FP8 KV cache
   (`kv_cache_quant_algo`), and NIM's FP8 profiles, TensorRT-LLM engines built from them (the
   NIM 70B sweep runs about 85 sequences of 5,500 tokens at concurrency 100: more than a BF16

@@ -129,13 +129,18 @@ engine runs and that means something for the model (`layouts` in `planner/model/
 and picks the lowest TCO among all that meet every target. The quantities are fleet-scope
 formulas in `planner/model/layouts.py`; the Fleet sheet carries the layout as an input cell of
 each row, the Budget a layout column, `size --json` `layout`, `prefill_gpus`, `decode_gpus` and
-`best_per_layout`.
+`best_per_layout`. `planner calc --layout tp+ep` or `--layout dp-attention` evaluates one
+configuration in a layout at a given concurrency, with the same quantities.
 
 {TABLE}
 
 Not modelled: two-microbatch overlap of the all-to-all (DeepSeek's), attention imbalance
 between DP ranks, EP across servers, DP attention or EP inside a disaggregated pool, a
 handover overhead beyond the transfer, a transferred request's wait for a free decode slot.
+
+How far to trust it: docs/accuracy.md, "Runs served in another layout", compares NVIDIA's
+TensorRT-LLM Qwen3-235B max-load runs, served with DP attention and EP, as one TP group and as
+they ran. Read it before relying on a DP-attention choice at large batches.
 
 ## Worked examples
 """

@@ -229,3 +229,43 @@ def test_a_plan_without_a_table_still_defines_the_names(tmp_path) -> None:
     sheet = wb["Per-op tables"]
     assert [c.value for c in sheet[7]][:6] == ["mi300x", 0, 0, 0, 0,
                                                "=INDEX($B7:$E7,1,engine_row)"]
+
+
+def test_the_traffic_one_sequence_adds_is_averaged_over_the_reference_batch(shipped) -> None:
+    """The fleet's linear step (its batch search, the latency block, a layout's removed
+    all-reduces) charges each sequence a fixed all-reduce time above the latency. Without a
+    table it is the ring traffic, by hand: MI300X, Llama 3.3 70B at TP 8, 2 × 80 layers × 2 ×
+    7/8 × 8,192 × 2 bytes / 448 GB/s = 20.5 µs. From a measured table it is the time above the
+    latency averaged over the reference batch (sequences that fit, at most max_num_seqs): the
+    linear step equals the measured all-reduces there. The table's slope at a one-token
+    message, used before, is the small-message algorithm's (37 µs a sequence on B200 with
+    TensorRT-LLM, 0 on H200), not the traffic's; below the reference batch the measured curve
+    rises faster than its average (small messages cost more a byte), which the linear step
+    understates by less than a millisecond a step at batches of 64-229 (Llama 3.1 70B, 8 ×
+    H200): the fleet then checks the chosen batch's exact step against the target."""
+    ring = run(shipped, model="llama-3.3-70b", gpu="mi300x", tp=8, batch=64, context=4096,
+               prompt=2048)
+    assert ring.value("allreduce_measured_latency_seconds") == 0
+    assert ring.value("allreduce_traffic_seconds_per_sequence") == pytest.approx(
+        2 * 80 * 2 * 7 / 8 * 8192 * 2 / 448e9)
+    for gpu, weights, micros in (("b200", "nvfp4", 7.3), ("h200-sxm", "fp8", 10.9),
+                                 ("h100-sxm", "fp8", 14.25)):
+        env = run(shipped, {"engine": "trtllm"}, model="qwen3-235b-a22b", gpu=gpu,
+                  weights=weights, kv="fp8", tp=8, batch=4096, prompt=1000, output=1000,
+                  context=2000)
+        r = env.value("allreduce_reference_batch")
+        assert r == min(env.value("max_sequences"), env.value("max_num_seqs_effective"))
+        assert env.value("serving_batch") == r  # the calc batch is capped there too
+        latency = 2 * 94 * env.value("allreduce_latency_seconds")
+        per = env.value("allreduce_traffic_seconds_per_sequence")
+        assert latency + r * per == pytest.approx(env.value("decode_allreduce_seconds"))
+        assert per == pytest.approx(micros * 1e-6, abs=0.05e-6), gpu
+
+
+def test_every_grid_formula_is_short_without_a_build() -> None:
+    """The fast tier's guard on the rule the full workbook is checked against (at most 500
+    characters a formula, tests/test_cold_recalc.py): every Grid row quantity rendered at a
+    five-digit row (the default grid has 6,500 rows)."""
+    long = {q.name: n for q in ROW_BY_NAME.values()
+            if (n := len(q.expr.render(GridRowRenderer(99999))) + 1) > 500}
+    assert long == {}

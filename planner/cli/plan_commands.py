@@ -32,6 +32,7 @@ from planner.inputs.scenario import Scenario
 from planner.inputs.settings import overrides_from
 from planner.inputs.writable import check_output_folder
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.model.layouts import CALC_LAYOUTS
 from planner.outputs.progress import report
 from planner.outputs.terminal import calc_report
 from planner.plan.calc import evaluate, to_json
@@ -57,6 +58,10 @@ from planner.plan.calc import evaluate, to_json
               help="Output tokens per request: decode speed is taken at the mean context "
                    "prompt + output/2 and the engine's interleaved prefill is counted "
                    "(0: not given).")
+@click.option("--layout", default="tp", show_default=True,
+              type=click.Choice(CALC_LAYOUTS),
+              help="Serving layout of the TP group: tp+ep shards the routed experts whole, "
+                   "dp-attention gives each GPU its own sequences (docs/layouts.md).")
 @models_option
 @gpus_option
 @set_option
@@ -65,7 +70,7 @@ from planner.plan.calc import evaluate, to_json
               help="Print every quantity and assumption after the verdict.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object in base units.")
 def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | None, batch: int,
-         prompt: int | None, output: int, models_path: Path, gpus_path: Path,
+         prompt: int | None, output: int, layout: str, models_path: Path, gpus_path: Path,
          overrides: tuple[str, ...], assumptions_file: Path | None, verbose: bool,
          as_json: bool) -> None:
     """Size one configuration: memory, fit, decode speed, serving speed, TTFT and cost.
@@ -76,6 +81,8 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
       planner calc --model qwen3-8b --gpu h100-sxm --batch 64 --prompt 1000 --output 1000
       planner calc --model llama-3.1-8b --gpu l40s --set engine=sglang \\
                    --set gpu_memory_utilization=0.88 --json
+      planner calc --model qwen3-235b-a22b --gpu h200-sxm --tp 8 --weights fp8 \\
+                   --batch 512 --prompt 1000 --output 1000 --layout dp-attention
     """
     from planner.inputs.overrides import apply
     from planner.inputs.scenario import check_request_within_context
@@ -90,7 +97,7 @@ def calc(model: str, gpu: str, tp: int, weights: str, kv: str, context: int | No
 
     models = apply(load_models(models_path), "models", assumptions)
     gpus = apply(load_gpus(gpus_path), "gpus", assumptions)
-    env = evaluate(scenario, models, gpus, assumptions)
+    env = evaluate(scenario, models, gpus, assumptions, layout)
     if as_json:
         click.echo(json.dumps(to_json(env), indent=2))
         return

@@ -288,6 +288,18 @@ ASSUMPTIONS: dict[str, Assumption] = {
             minimum=0.0, maximum=10000.0, group="speed",
         ),
         Assumption(
+            "eager_decode", "Every step launched eagerly, without CUDA graphs", "1/0", 0,
+            "1: the engine captures no CUDA graph, so every decode step and prefill pass "
+            "launches its kernels from the host and pays eager_kernel_us a kernel on top of "
+            "the GPU work (vLLM --enforce-eager, SGLang --disable-cuda-graph, TensorRT-LLM's "
+            "PyTorch backend of early 2025 unless use_cuda_graph was set: its PyTorchConfig "
+            "had use_cuda_graph = False and trtllm-serve did not set it); 0: decode steps replay "
+            "CUDA graphs, every engine's default today",
+            "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/config.py @ 9b931c0f "
+            "(2025-02); vLLM and SGLang server arguments; docs/engines.md",
+            minimum=0, maximum=1, group="speed",
+        ),
+        Assumption(
             "eager_prefill", "Prefill passes launched eagerly, without a CUDA graph", "1/0",
             "auto",
             "1: every prefill pass launches its kernels from the host (SGLang through 0.5.8, "

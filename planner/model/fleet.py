@@ -26,6 +26,7 @@ from planner.model.latency import LATENCY_AT_LOAD, LATENCY_LIMITS
 from planner.model.layouts import DISAGG, POOL_QUANTITIES, STEP_QUANTITIES
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.model.quantity import Quantity, a, e, m, q, v
+from planner.model.speed_quantities import allreduce_traffic_at, gemm_efficiency_at
 from planner.model.units import HOURS_PER_YEAR, MILLION, SECONDS_PER_YEAR
 
 _tp = v("tp")
@@ -40,6 +41,32 @@ FLEET_VARS: dict[str, Expr] = {
     "context": _P + _O,
     "batch": q("batch_chosen"),
 }
+
+def _itl_bounds(suffix: str, label: str, per: Expr, compute: Expr) -> list[Quantity]:
+    """The three linear bounds on the batch that meets the ITL budget, with `per` the time each
+    sequence adds and `compute` the achieved FLOP/s the GEMMs run at."""
+    budget = q("itl_budget_model") - q("layout_step_fixed_seconds")
+    return [
+        Quantity(f"batch_memory_all_experts{suffix}",
+                 f"Batch at the ITL target (memory, all weights){label}", "sequences",
+                 (budget - q("weights_read_seconds")) / per,
+                 "(ITL budget − fixed − weights / TP / bandwidth) / per-sequence time"),
+        Quantity(f"batch_memory_routed{suffix}",
+                 f"Batch at the ITL target (memory, routed experts){label}", "sequences",
+                 IF(m("experts") > 0,
+                    (budget - (q("weight_bytes") - q("expert_weight_bytes")) / _tp
+                     / q("bandwidth_achieved"))
+                    / (q("expert_weight_bytes") * m("num_experts_per_tok") / m("experts") / _tp
+                       / q("bandwidth_achieved") + per), 0),
+                 "MoE: each sequence reads at most its top-k experts; a bound that never "
+                 "overstates the batch"),
+        Quantity(f"batch_compute{suffix}", f"Batch at the ITL target (compute){label}",
+                 "sequences",
+                 budget / (q("serving_flops_per_sequence") / _tp / compute + per),
+                 "(ITL budget − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
+                 "time)"),
+    ]
+
 
 FLEET_QUANTITIES: list[Quantity] = [
     Quantity("rate_requests_per_second", "Peak request rate", "requests/s",
@@ -77,30 +104,43 @@ FLEET_QUANTITIES: list[Quantity] = [
              "so the batch is never overstated; none in a disaggregated decode pool) + engine "
              "time per sequence + its attention + what the layout adds (planner.model.layouts)",
              display="seconds"),
-    Quantity("batch_memory_all_experts", "Batch at the ITL target (memory, all weights)",
+    *_itl_bounds("", "", q("step_seconds_per_sequence"), q("compute_achieved")),
+    Quantity("batch_for_itl_first", "Largest batch meeting the ITL target (first pass)",
              "sequences",
-             (q("itl_budget_model") - q("layout_step_fixed_seconds") - q("weights_read_seconds"))
-             / q("step_seconds_per_sequence"),
-             "(ITL budget − fixed − weights / TP / bandwidth) / per-sequence time"),
-    Quantity("batch_memory_routed", "Batch at the ITL target (memory, routed experts)",
-             "sequences",
-             IF(m("experts") > 0,
-                (q("itl_budget_model") - q("layout_step_fixed_seconds")
-                 - (q("weight_bytes") - q("expert_weight_bytes")) / _tp / q("bandwidth_achieved"))
-                / (q("expert_weight_bytes") * m("num_experts_per_tok") / m("experts") / _tp
-                   / q("bandwidth_achieved") + q("step_seconds_per_sequence")), 0),
-             "MoE: each sequence reads at most its top-k experts; a bound that never "
-             "overstates the batch"),
-    Quantity("batch_compute", "Batch at the ITL target (compute)", "sequences",
-             (q("itl_budget_model") - q("layout_step_fixed_seconds"))
-             / (q("serving_flops_per_sequence") / _tp / q("compute_achieved")
-                + q("step_seconds_per_sequence")),
-             "(ITL budget − fixed) / (GEMM FLOPs per sequence / TP / FLOP/s + per-sequence "
-             "time)"),
+             MAX(1, MIN(INT(MIN(MAX(q("batch_memory_all_experts"), q("batch_memory_routed")),
+                                q("batch_compute"))),
+                        q("layout_max_sequences"), q("layout_max_num_seqs"))),
+             "whole sequences under both the memory and the compute piece, with each "
+             "sequence's all-reduce averaged over the reference batch and the GEMMs at the "
+             "compute efficiency; capped as the batch is (at least 1)", kind="int"),
+    Quantity("allreduce_traffic_at_first_pass", "All-reduce time each sequence adds at the "
+             "first pass's batch", "s", allreduce_traffic_at(q("batch_for_itl_first")),
+             "(the all-reduces of that batch − their latency) / that batch: small messages "
+             "cost more a byte, so this is at least the reference batch's average",
+             display="seconds"),
+    Quantity("step_seconds_per_sequence_at_first_pass", "Step time each sequence adds "
+             "(shared part, second pass)", "s",
+             q("step_seconds_per_sequence")
+             + (q("allreduce_traffic_at_first_pass") - q("allreduce_traffic_seconds_per_sequence"))
+             * (1 - q("allreduce_share_removed")),
+             "the per-sequence time with each sequence's all-reduce at the first pass's batch "
+             "(less the share the layout removes)", display="seconds"),
+    Quantity("compute_achieved_at_first_pass", "Achieved FLOP/s at the first pass's batch",
+             "FLOP/s", q("peak_flops_per_gpu") * gemm_efficiency_at(q("batch_for_itl_first")),
+             "peak FLOP/s × the GEMM efficiency of a decode step of that many sequences",
+             display="rate"),
+    *_itl_bounds("_at_first_pass", " (second pass)",
+                 q("step_seconds_per_sequence_at_first_pass"),
+                 q("compute_achieved_at_first_pass")),
     Quantity("batch_for_itl", "Largest batch meeting the ITL target", "sequences",
-             INT(MIN(MAX(q("batch_memory_all_experts"), q("batch_memory_routed")),
-                     q("batch_compute"))),
-             "whole sequences under both the memory and the compute piece", kind="int"),
+             INT(MIN(MAX(q("batch_memory_all_experts_at_first_pass"),
+                         q("batch_memory_routed_at_first_pass")),
+                     q("batch_compute_at_first_pass"))),
+             "whole sequences under both the memory and the compute piece, a second pass with "
+             "each sequence's all-reduce and the GEMMs' efficiency at the first pass's batch: "
+             "the step is linear in the batch only piecewise (an all-reduce costs more a byte "
+             "for small messages, a GEMM runs less efficiently with fewer rows), so the slope "
+             "is taken near the batch it sets", kind="int"),
     Quantity("batch_chosen", "Batch per replica", "sequences",
              MAX(1, MIN(q("batch_for_itl"), q("layout_max_sequences"),
                         q("layout_max_num_seqs"))),

@@ -34,7 +34,7 @@ from planner.model.fleet_refs import srv, w
 from planner.model.latency import decode_step, running, step_slope
 from planner.model.quantity import Quantity, a, m, q, v
 from planner.model.queueing import md1_load_limit, md1_mean_wait, md1_tail_wait
-from planner.model.speed_quantities import allreduce_seconds
+from planner.model.speed_quantities import allreduce_seconds, allreduce_traffic_at
 from planner.model.units import GB
 
 LAYOUT = Ref("layout", "layout")
@@ -103,7 +103,7 @@ STEP_QUANTITIES: list[Quantity] = [
              "one GPU stores under TP), never below the attention FLOPs / TP", display="seconds"),
     Quantity("layout_seconds_per_sequence", "Step time per sequence the layout adds", "s",
              q("a2a_seconds_per_sequence") + q("expert_imbalance_seconds_per_sequence")
-             - allreduce_seconds(1, latency=False) * q("allreduce_share_removed")
+             - q("allreduce_traffic_seconds_per_sequence") * q("allreduce_share_removed")
              + q("layout_attention_seconds_per_sequence")
              - q("serving_attention_seconds_per_sequence"),
              "all-to-all + imbalance − all-reduce traffic removed + attention change (0 under "
@@ -117,14 +117,29 @@ STEP_QUANTITIES: list[Quantity] = [
     Quantity("layout_step_fixed_seconds", "Step time independent of batch (layout)", "s",
              q("step_fixed_seconds") + q("layout_fixed_seconds"),
              "fixed step time + what the layout adds", display="seconds"),
+    Quantity("allreduce_traffic_at_serving_batch", "All-reduce time each sequence adds at "
+             "the serving batch", "s", allreduce_traffic_at(q("serving_batch")),
+             "(the all-reduces of the serving batch − their latency) / the serving batch",
+             display="seconds"),
+    Quantity("layout_allreduce_removed_seconds", "All-reduce time the layout removes at the "
+             "batch, beyond its per-sequence average", "s",
+             IF(q("serving_batch").eq(q("allreduce_reference_batch")), 0,
+                q("allreduce_share_removed") * q("serving_batch")
+                * (q("allreduce_traffic_at_serving_batch")
+                   - q("allreduce_traffic_seconds_per_sequence"))),
+             "share removed × serving batch × (its all-reduce per sequence − the reference "
+             "batch's average): the per-sequence change counts the average, this the rest, so "
+             "the layout removes exactly its share of the serving batch's all-reduces (0 when "
+             "the serving batch is the reference batch)", display="seconds"),
     Quantity("layout_step_delta_seconds", "Step time the layout adds at the batch", "s",
              q("layout_fixed_seconds") + q("serving_batch") * q("layout_seconds_per_sequence")
+             - q("layout_allreduce_removed_seconds")
              + (q("batch_chosen") - q("serving_batch"))
              * (q("step_seconds_per_sequence")
                 + q("serving_flops_per_sequence") / _tp / q("compute_achieved")),
-             "fixed + serving batch × per-sequence change, + the sequences beyond the TP row's "
-             "caps (DP attention) at their full per-sequence time and GEMM compute",
-             display="seconds"),
+             "fixed + serving batch × per-sequence change − the rest of the all-reduces removed, "
+             "+ the sequences beyond the TP row's caps (DP attention) at their full "
+             "per-sequence time and GEMM compute", display="seconds"),
 ]
 
 # -- disaggregated prefill / decode ---------------------------------------------------------------
@@ -263,3 +278,21 @@ POOL_QUANTITIES: list[Quantity] = [
 ]
 
 LAYOUT_QUANTITIES = STEP_QUANTITIES + POOL_QUANTITIES
+
+# -- one configuration in a layout (`planner calc --layout`) -----------------------------------
+CALC_BATCH = Ref("calc", "batch")  # the concurrency asked for: calc's --batch
+CALC_QUANTITIES: list[Quantity] = [
+    Quantity("batch_chosen", "Sequences decoding together (layout)", "sequences",
+             MAX(1, MIN(CALC_BATCH, q("layout_max_sequences"), q("layout_max_num_seqs"))),
+             "the concurrency, capped by the sequences that fit and the engine's max_num_seqs "
+             "as the layout holds them (DP attention: each GPU its own pool and max_num_seqs)",
+             kind="int"),
+    Quantity("layout_tpot_seconds", "Time per output token (layout)", "s",
+             q("tpot_seconds") + q("layout_step_delta_seconds"),
+             "time per output token at the batch + the step time the layout adds",
+             display="seconds"),
+    Quantity("layout_output_tokens_per_second", "Serving output throughput (layout)",
+             "tokens/s", q("batch_chosen") / q("layout_tpot_seconds"),
+             "batch / time per output token in the layout: one replica's steady-state output"),
+]
+CALC_LAYOUTS = ("tp", "tp+ep", "dp-attention")  # disaggregation needs a rate: planner size

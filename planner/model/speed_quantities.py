@@ -39,6 +39,29 @@ def _gemm_efficiency(tokens: Expr) -> Expr:
                      + tokens * Measured("gemm_slope", kind, tokens))
 
 
+def gemm_efficiency_at(tokens: Expr) -> Expr:
+    """The GEMM efficiency a decode step of `tokens` sequences runs at: with compute_efficiency
+    'auto' and a measured per-op table, the table's at that many rows, else the compute
+    efficiency used (``decode_gemm_efficiency`` at the serving batch)."""
+    return IF(AND(_auto_compute, _measured), _gemm_efficiency(tokens),
+              q("compute_efficiency_used"))
+
+
+def allreduce_traffic_at(batch: Expr) -> Expr:
+    """The all-reduce time each of `batch` sequences adds above the latency: the all-reduces of
+    that batch less their latency, ÷ the batch (``allreduce_seconds(batch) −
+    allreduce_seconds(None)``, written out so its formula stays short: exact at that batch,
+    from a measured table or the ring formula)."""
+    per_token = q("allreduce_bytes_per_token")
+    message = batch * per_token
+    measured = (message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
+                + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
+                - q("allreduce_measured_latency_seconds")) / batch
+    ring = 2 * (_tp - 1) / _tp * per_token / q("scale_up_bytes_per_second")  # any batch
+    return IF(_tp > 1, 2 * _layers * IF(q("allreduce_measured_latency_seconds") > 0, measured,
+                                        ring), 0)
+
+
 def _experts_read(batch: Expr) -> Expr:
     """Distinct experts a batch routes to per MoE layer, uniform independent routing."""
     return IF(m("experts") > 0,
@@ -225,10 +248,17 @@ SPEED_QUANTITIES: list[Quantity] = [
     Quantity("allreduce_bytes_per_token", "All-reduce message per token", "B",
              _hidden * _act, "hidden size × activation bytes: what one token adds to each "
              "all-reduce", display="bytes"),
+    Quantity("allreduce_reference_batch", "Batch the all-reduce traffic is averaged over",
+             "sequences", MAX(1, MIN(q("max_sequences"), q("max_num_seqs_effective"))),
+             "the most sequences a replica decodes together: the sequences that fit, at most "
+             "the engine's max_num_seqs (at least 1)", kind="int"),
     Quantity("allreduce_traffic_seconds_per_sequence", "All-reduce traffic one sequence adds",
-             "s", allreduce_seconds(1, latency=False),
-             "TP ≥ 2: 2 × layers × one token's all-reduce traffic (the measured table's slope, "
-             "or 2(TP−1)/TP × message / scale-up bandwidth); the latency is the step's",
+             "s",
+             allreduce_traffic_at(q("allreduce_reference_batch")),
+             "TP ≥ 2: (the all-reduces of the reference batch − their latency) / that batch: "
+             "2 × layers × 2(TP−1)/TP × one token's message / scale-up bandwidth, or, from a "
+             "measured table, its time above the latency averaged over the batch (its slope "
+             "at one token is the small-message algorithm's, not the traffic's)",
              display="seconds"),
     Quantity("kernels_per_step", "Kernels per engine step", "kernels",
              m("attention_layers") * IF(m("is_mla"), a("kernels_mla_attention"),
@@ -241,8 +271,11 @@ SPEED_QUANTITIES: list[Quantity] = [
              "theirs + dense FFN layers × kernels_dense_ffn + MoE layers × (kernels_moe_ffn + "
              "kernels_shared_expert where the model has a shared expert)", kind="int"),
     Quantity("step_overhead_seconds", "Fixed time per engine step", "s",
-             q("kernels_per_step") * a("kernel_floor_us") / MILLION,
-             "kernels per step × kernel_floor_us", display="seconds"),
+             q("kernels_per_step") * (a("kernel_floor_us") + a("eager_decode")
+                                      * a("eager_kernel_us")) / MILLION,
+             "kernels per step × kernel_floor_us, + eager_kernel_us a kernel where the engine "
+             "runs without CUDA graphs (eager_decode 1: the host launches every kernel of "
+             "every step)", display="seconds"),
     Quantity("step_seconds_per_running_sequence", "Engine time per running sequence", "s",
              engine_default("step_overhead_us_per_sequence", "us_per_sequence") / MILLION,
              "step_overhead_us_per_sequence, or with 'auto' the engine's figure, in seconds",
@@ -279,8 +312,7 @@ SPEED_QUANTITIES: list[Quantity] = [
              "weights read / TP / (bandwidth × efficiency): the GEMMs' memory bound",
              display="seconds"),
     Quantity("decode_gemm_efficiency", "GEMM efficiency at the decode batch", "fraction",
-             IF(AND(_auto_compute, _measured), _gemm_efficiency(q("serving_batch")),
-                q("compute_efficiency_used")),
+             gemm_efficiency_at(q("serving_batch")),
              "with compute_efficiency 'auto' and a measured per-op table, the GEMM efficiency it "
              "gives at the serving batch's tokens (the GEMM's time linear between the measured "
              "token counts), else the compute efficiency used", display="ratio"),
@@ -361,12 +393,13 @@ SPEED_QUANTITIES: list[Quantity] = [
              q("step_overhead_seconds") + allreduce_seconds(None),
              "fixed step time + all-reduce latencies", display="seconds"),
     Quantity("prefill_launch_seconds", "Host launches of an eager prefill pass", "s",
-             engine_default("eager_prefill", "eager_prefill") * q("kernels_per_step")
-             * a("eager_kernel_us") / MILLION,
+             engine_default("eager_prefill", "eager_prefill") * (1 - a("eager_decode"))
+             * q("kernels_per_step") * a("eager_kernel_us") / MILLION,
              "where prefill passes run without a CUDA graph (eager_prefill, or with 'auto' the "
              "engine's figure: SGLang), kernels per step × eager_kernel_us: the time the GPU "
              "waits on the host launching each kernel, on top of the pass's GPU work; 0 "
-             "elsewhere", display="seconds"),
+             "elsewhere, and 0 with eager_decode 1, whose fixed step time already holds them",
+             display="seconds"),
     Quantity("prefill_pass_fixed_seconds", "Fixed cost of a prefill pass of its own", "s",
              q("step_fixed_seconds") + q("weights_read_seconds") + q("prefill_launch_seconds"),
              "an engine that runs prefill apart from decoding pays, for each prefill pass, the "

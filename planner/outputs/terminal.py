@@ -17,7 +17,7 @@ from planner.model.quantities import ROW_BY_NAME, ROW_QUANTITIES
 from planner.model.quantity import Quantity
 from planner.model.units import GB, TB_PER_S, TFLOPS, GiB
 from planner.outputs.progress import duration
-from planner.plan.calc import ModelEnv, RowEnv
+from planner.plan.calc import LayoutEnv, ModelEnv, RowEnv
 from planner.plan.simulate import SimulationRun, percentile_of
 
 
@@ -127,6 +127,8 @@ def _answers(env: RowEnv) -> list[str]:
     """The verdict's figures, one a line: sequences, decode and serving speed, first token,
     cost (the cost as rented, the GPU fully busy)."""
     v = env.value
+    if isinstance(env, LayoutEnv):
+        return _layout_answers(env)
     rows = [
         ("Max sequences", f"{v('max_sequences'):,} of {env.scenario.context:,} tokens "
                           "(KV cache)" if isinstance(v("max_sequences"), int | float)
@@ -144,6 +146,30 @@ def _answers(env: RowEnv) -> list[str]:
     if v("fits") is not True:
         rows[1:4] = [(label, f"{text} (were it to fit)") for label, text in rows[1:4]]
     return [f"  {label:<15}{text}" for label, text in rows]
+
+
+def _layout_answers(env: LayoutEnv) -> list[str]:
+    """A layout's figures: the sequences it holds, its batch and step, its serving speed and
+    the first token (the TP group's decode speed and cost are `--layout tp`'s)."""
+    v = env.value
+    rows = [
+        ("Max sequences", f"{v('layout_max_sequences'):,} of {env.scenario.context:,} tokens "
+                          f"(KV cache, {env.layout})"),
+        ("Layout", f"{env.layout}: batch {v('batch_chosen'):,}; the layout "
+                   + _change(v("layout_step_delta_seconds")) + " a step"),
+        ("Serving speed", f"{_rate(v('layout_output_tokens_per_second'))} output tokens/s, "
+                          f"{_time(v('layout_tpot_seconds'))} per output token"),
+        ("First token", f"{_time(v('prefill_seconds'))} (prefill alone, no queue)"),
+    ]
+    return [f"  {label:<15}{text}" for label, text in rows] + [
+        "  (decode speed and cost per token are the TP group's: --layout tp)"]
+
+
+def _change(x: Value) -> str:
+    """A step time the layout adds (or, negative, saves)."""
+    if isinstance(x, int | float) and x < 0:
+        return f"saves {seconds_text(-x)}"
+    return f"adds {_time(x)}"
 
 
 def _rate(x: Value) -> str:
@@ -176,10 +202,14 @@ def _verdict(env: RowEnv) -> str:
         limit = env.model.value("max_position_embeddings")
         return (f"DOES NOT FIT: context {s.context:,} tokens is beyond {m_id(env)}'s limit of "
                 f"{limit:,} tokens (max_position_embeddings).")
-    if not env.value("fits"):
+    most = env.value("layout_max_sequences" if isinstance(env, LayoutEnv) else "max_sequences")
+    fits = (isinstance(most, int | float) and s.batch <= most if isinstance(env, LayoutEnv)
+            else env.value("fits"))
+    held = f" ({env.layout})" if isinstance(env, LayoutEnv) else ""
+    if not fits:
         return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
-                f"{env.value('max_sequences')} sequences of {s.context:,} tokens fit; {speed}.")
-    return f"FITS: {s.batch} of at most {env.value('max_sequences')} sequences; {speed}."
+                f"{most} sequences of {s.context:,} tokens fit{held}; {speed}.")
+    return f"FITS: {s.batch} of at most {most} sequences{held}; {speed}."
 
 
 def money(x: float) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Protocol
 
+from planner.errors import ArgumentError
 from planner.evidence.measured import speed_on, ttft_figures
 from planner.inputs.entries import Catalog, Entry
 from planner.inputs.fields import MODEL_TEXT_INPUTS
@@ -16,7 +17,9 @@ from planner.inputs.settings import resolve
 from planner.model.columns import Column, Memo, Same, classify, evaluate_column
 from planner.model.engines import ENGINES
 from planner.model.expr import BinOp, Expr, Func, Neg, Value
+from planner.model.fleet import FLEET_BY_NAME
 from planner.model.formats import KV_FORMATS, WEIGHT_FORMATS
+from planner.model.layouts import CALC_LAYOUTS, CALC_QUANTITIES
 from planner.model.quantities import MODEL_BY_NAME, ROW_BY_NAME, ROW_QUANTITIES
 from planner.model.quantity import Quantity
 
@@ -100,6 +103,42 @@ class RowEnv:
 
     def all(self) -> dict[str, Value]:
         return {q.name: self.value(q.name) for q in ROW_QUANTITIES}
+
+
+_CALC_BY_NAME = {q.name: q for q in CALC_QUANTITIES}
+LAYOUT_REPORTED = [*(FLEET_BY_NAME[name] for name in (
+    "layout_max_sequences", "layout_max_num_seqs", "layout_weight_bytes_per_gpu",
+    "layout_kv_pool_bytes_per_gpu", "a2a_fixed_seconds", "a2a_seconds_per_sequence",
+    "layout_step_delta_seconds")), *CALC_QUANTITIES]
+
+
+class LayoutEnv(RowEnv):
+    """One configuration served in a layout beyond one TP group (``tp+ep``, ``dp-attention``):
+    the row quantities at the batch the layout holds, and the layout's step quantities
+    (``planner.model.layouts``, the same the Fleet sheet evaluates) over them."""
+
+    def __init__(self, scenario: Scenario, model: ModelEnv, gpu: Entry,
+                 assumptions: Mapping[str, float | str], layout: str) -> None:
+        super().__init__(scenario, model, gpu, assumptions)
+        self.layout = layout
+
+    def lookup(self, kind: str, name: str) -> Value:
+        if kind == "var" and name == "batch":
+            return self.value("batch_chosen")
+        if kind == "calc":
+            return self.scenario.batch
+        if kind == "layout":
+            return self.layout
+        if kind == "workload":
+            return {"prompt_tokens": self.scenario.prompt,
+                    "output_tokens": self.scenario.output}[name]
+        return super().lookup(kind, name)
+
+    def value(self, name: str) -> Value:
+        if name not in self.cache:
+            quantity = _CALC_BY_NAME.get(name) or FLEET_BY_NAME.get(name) or ROW_BY_NAME[name]
+            self.cache[name] = quantity.expr.evaluate(self)
+        return self.cache[name]
 
 
 class Evaluated(Protocol):
@@ -269,11 +308,41 @@ class BlockRow:
         return self.block.value(name, self.index)
 
 
+def layouts_for(model: Entry, tp: int, engine: str) -> list[str]:
+    """The serving layouts a candidate may take: those the engine runs (the engine table's
+    ``layouts``) that mean something for this model at this TP: expert parallelism for MoE
+    models and DP attention for MoE or MLA models, both only over two GPUs or more."""
+    moe = model_class(model) == "moe"
+    mla = model.number("kv_lora_rank") > 0
+    useful = {"tp": True, "tp+ep": moe and tp > 1, "dp-attention": (moe or mla) and tp > 1,
+              "disaggregated": True}
+    return [x for x in ENGINES[engine].layouts if useful.get(x, False)]
+
+
 def evaluate(s: Scenario, models: Catalog, gpus: Catalog,
-             assumptions: Mapping[str, float | str] | None = None) -> RowEnv:
+             assumptions: Mapping[str, float | str] | None = None,
+             layout: str = "tp") -> RowEnv:
+    """A configuration's quantities; with a ``layout`` other than ``tp`` (one of
+    ``CALC_LAYOUTS``) also the layout's batch, step and throughput (``LayoutEnv``)."""
     model, gpu = check_scenario(s, models, gpus)
     values = resolve(assumptions)
-    return RowEnv(s, ModelEnv(model, values), gpu, values)
+    if layout == "tp":
+        return RowEnv(s, ModelEnv(model, values), gpu, values)
+    engine = str(values["engine"])
+    if layout not in CALC_LAYOUTS:
+        raise ArgumentError(f"--layout {layout}: not a layout calc evaluates; choose one of "
+                            f"{', '.join(CALC_LAYOUTS)} (a disaggregated layout needs a request "
+                            "rate: planner size)")
+    if layout not in layouts_for(model, s.tp, engine):
+        raise ArgumentError(f"--layout {layout}: not a layout engine {engine} runs "
+                            f"{model.id} in at TP {s.tp}; expert parallelism needs a MoE model "
+                            "and DP attention a MoE or MLA model, both over two GPUs or more "
+                            "(--tp 2 or more), and an engine that runs them (--set engine=vllm, "
+                            "sglang or trtllm)")
+    if s.output <= 0:
+        raise ArgumentError(f"--layout {layout}: give --output (tokens per request): a "
+                            "layout's step spreads each prompt's prefill over its output tokens")
+    return LayoutEnv(s, ModelEnv(model, values), gpu, values, layout)
 
 
 def model_quantities(model: Entry) -> dict[str, Value]:
@@ -294,6 +363,9 @@ def to_json(env: RowEnv) -> dict[str, object]:
                                    model_class=model_class(env.model.model)),
         "measured_ttft": ttft_figures(),
         "perop_tables": source_json(env.gpu.id, str(env.assumptions["engine"])),
+        **({"layout": {"layout": env.layout,
+                       **{q.name: _plain(env.value(q.name), q) for q in LAYOUT_REPORTED}}}
+           if isinstance(env, LayoutEnv) else {}),
     }
 
 

@@ -265,6 +265,7 @@ def step_times(env: FleetEnv) -> StepTimes:
 
     layout_fixed = _number(env, "layout_fixed_seconds")
     layout_per_sequence = _number(env, "layout_seconds_per_sequence")
+    share_removed = _number(env, "allreduce_share_removed")
     beyond_caps = _number(env, "decode_seconds_per_sequence") \
         + _number(env, "gemm_seconds_per_sequence")
 
@@ -272,8 +273,12 @@ def step_times(env: FleetEnv) -> StepTimes:
         row = RowEnv(Scenario(wl.text("model"), c.gpu, c.weights, c.kv, c.tp, p + o, n, p, o),
                      env.model, env.gpu, env.assumptions)
         held = _number(row, "serving_batch")  # a TP group's caps; DP attention runs more
+        latency = _number(row, "step_fixed_seconds") - _number(row, "step_overhead_seconds")
+        removed = share_removed * (_number(row, "decode_allreduce_seconds") - latency - held
+                                   * _number(row, "allreduce_traffic_seconds_per_sequence"))
         return (_number(row, "tpot_seconds") - _number(row, "prefill_per_step_seconds")
-                + layout_fixed + held * layout_per_sequence + (n - held) * beyond_caps) * ratio
+                + layout_fixed + held * layout_per_sequence - removed
+                + (n - held) * beyond_caps) * ratio
 
     return StepTimes(
         decode_seconds=decode_seconds,

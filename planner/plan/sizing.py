@@ -15,11 +15,10 @@ from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario, tp_problem
 from planner.inputs.settings import resolve
-from planner.model.engines import ENGINES
 from planner.model.expr import DictEnv, Value
 from planner.model.fleet import FLEET_BY_NAME, FLEET_QUANTITIES, FLEET_VARS, depends_on
 from planner.model.quantities import ROW_BY_NAME
-from planner.plan.calc import ModelEnv, RowEnv
+from planner.plan.calc import ModelEnv, RowEnv, layouts_for
 
 TP_CHOICES = (1, 2, 4, 8)
 DEFAULT_WEIGHTS = ("bf16", "fp8")
@@ -100,17 +99,6 @@ def check_rack_limits(servers: Catalog, assumptions: Mapping[str, float | str]) 
                                f"one server is {server.number('rack_units')}U, taller than "
                                f"rack_units_per_rack = {assumptions['rack_units_per_rack']}",
                                "raise --set rack_units_per_rack, or mark it whole_rack: true")
-
-
-def layouts_for(model: Entry, tp: int, engine: str) -> list[str]:
-    """The serving layouts a candidate may take: those the engine runs (the engine table's
-    ``layouts``) that mean something for this model at this TP: expert parallelism for MoE
-    models and DP attention for MoE or MLA models, both only over two GPUs or more."""
-    moe = model_class(model) == "moe"
-    mla = model.number("kv_lora_rank") > 0
-    useful = {"tp": True, "tp+ep": moe and tp > 1, "dp-attention": (moe or mla) and tp > 1,
-              "disaggregated": True}
-    return [x for x in ENGINES[engine].layouts if useful.get(x, False)]
 
 
 def candidates(workload: Workload, models: Catalog, servers: Catalog,
@@ -226,10 +214,15 @@ def cannot_meet_reason(sized: Sized) -> str:
                 f"{_gib(best.value('usable_bytes_per_gpu'))} for weights and KV cache")
     itl_ok = [env for env in fitting if env.value("meets_itl") is True]
     if not itl_ok:
-        best = min(fitting, key=lambda env: env.number("itl_seconds"))
+        def worst(env: FleetEnv) -> float:  # the mean or the percentile, whichever misses more
+            return max(env.number("itl_seconds"), env.number("layout_itl_percentile_seconds"))
+
+        best = min(fitting, key=worst)
         return (f"ITL at batch {best.value('batch_chosen')} is {_ms(best.value('itl_seconds'))}"
-                f" on the fastest candidate ({best.candidate.gpu}, TP {best.candidate.tp}, "
-                f"{best.candidate.weights}) > the {_ms(wl.number('itl_s'))} target")
+                f" mean and {_ms(best.value('layout_itl_percentile_seconds'))} at p"
+                f"{best.number('latency_percentile_used') * 100:g} on the fastest candidate "
+                f"({best.candidate.gpu}, TP {best.candidate.tp}, {best.candidate.weights}) > "
+                f"the {_ms(wl.number('itl_s'))} target")
     best = min(itl_ok, key=lambda env: env.number("ttft_no_queue_seconds"))
     return (f"TTFT with no queue is {_ms(best.value('ttft_no_queue_seconds'))} on the fastest "
             f"candidate ({best.candidate.gpu}, TP {best.candidate.tp}) > the "
