@@ -206,6 +206,7 @@ def _verdict(env: RowEnv) -> str:
     fits = (isinstance(most, int | float) and s.batch <= most if isinstance(env, LayoutEnv)
             else env.value("fits"))
     held = f" ({env.layout})" if isinstance(env, LayoutEnv) else ""
+    most = f"{most:,}" if isinstance(most, int | float) else most
     if not fits:
         return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
                 f"{most} sequences of {s.context:,} tokens fit{held}; {speed}.")
