@@ -807,8 +807,17 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
         if r.settings is not None:
             devices.setdefault(r.settings.scenario.gpu, []).append(r.ratio or 0)
     if compared:
+        steady_devices: dict[str, list[float]] = {}
+        for r in steady_rows(compared):
+            if r.settings is not None:
+                steady_devices.setdefault(r.settings.scenario.gpu, []).append(r.ratio or 0.0)
+        outside = [f"{gpu} {statistics.median(v):.2f}" for gpu, v in sorted(
+            steady_devices.items()) if not 0.85 <= statistics.median(v) <= 1.2]
         lines += [*_ratio_table("Load", kinds), "", *_ratio_table("Engine", engines), "",
-                  *_ratio_table("Data file", files), "", *_ratio_table("GPU", devices), ""]
+                  *_ratio_table("Data file", files), "", *_ratio_table("GPU", devices), "",
+                  "Steady-state runs by GPU (issue 27 asks every GPU's median to lie in "
+                  "0.85-1.2; outside it: " + ("; ".join(outside) or "none") + "):", "",
+                  *_ratio_table("GPU", steady_devices), ""]
         lines += ["Steady-state runs by evidence, GPU and engine: the runs the mechanisms were "
                   "built from, and the runs held out from them (`EVIDENCE_ROLES` in "
                   "`docs/generate_accuracy.py`):", "",
