@@ -161,6 +161,9 @@ def _layout_answers(env: LayoutEnv) -> list[str]:
                           f"{_time(v('layout_tpot_seconds'))} per output token"),
         ("First token", f"{_time(v('prefill_seconds'))} (prefill alone, no queue)"),
     ]
+    most = v("layout_max_sequences")
+    if v("weights_fit") is not True or not isinstance(most, int | float) or most < 1:
+        rows[1:] = [(label, f"{text} (were it to fit)") for label, text in rows[1:]]
     return [f"  {label:<15}{text}" for label, text in rows] + [
         "  (decode speed and cost per token are the TP group's: --layout tp)"]
 
