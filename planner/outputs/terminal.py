@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from planner.evidence.measured import speed_sentence, ttft_sentence
+from planner.evidence.measured import layout_sentence, speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
 from planner.inputs.model_shape import model_class
 from planner.inputs.perop import source_line as perop_source_line
@@ -111,6 +111,8 @@ def calc_report(env: RowEnv, verbose: bool = False) -> str:
                  f"({price}).")
     lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"]),
                                 model_class(env.model.model)))
+    if isinstance(env, LayoutEnv):
+        lines.append(layout_sentence(env.layout))
     lines.append(perop_source_line(g.id, str(env.assumptions["engine"])))
     if ttft := ttft_sentence():
         lines.append(ttft)
@@ -335,6 +337,8 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             "  " + speed_sentence(c.gpu, env.gpu.name, str(env.assumptions["engine"]),
                                   model_class(env.model.model)),
         ]
+        if layout := layout_sentence(c.layout):
+            lines.append("  " + layout)
         if ttft := ttft_sentence():
             lines.append("  " + ttft)
         alts = r.alternatives()[:4]
