@@ -807,8 +807,17 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
         if r.settings is not None:
             devices.setdefault(r.settings.scenario.gpu, []).append(r.ratio or 0)
     if compared:
+        steady_devices: dict[str, list[float]] = {}
+        for r in steady_rows(compared):
+            if r.settings is not None:
+                steady_devices.setdefault(r.settings.scenario.gpu, []).append(r.ratio or 0.0)
+        outside = [f"{gpu} {statistics.median(v):.2f}" for gpu, v in sorted(
+            steady_devices.items()) if not 0.85 <= statistics.median(v) <= 1.2]
         lines += [*_ratio_table("Load", kinds), "", *_ratio_table("Engine", engines), "",
-                  *_ratio_table("Data file", files), "", *_ratio_table("GPU", devices), ""]
+                  *_ratio_table("Data file", files), "", *_ratio_table("GPU", devices), "",
+                  "Steady-state runs by GPU (issue 27 asks every GPU's median to lie in "
+                  "0.85-1.2; outside it: " + ("; ".join(outside) or "none") + "):", "",
+                  *_ratio_table("GPU", steady_devices), ""]
         lines += ["Steady-state runs by evidence, GPU and engine: the runs the mechanisms were "
                   "built from, and the runs held out from them (`EVIDENCE_ROLES` in "
                   "`docs/generate_accuracy.py`):", "",
@@ -1018,7 +1027,24 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
             for gpu, engines in by_gpu_engine_class(compared, models).items()},
         # published ÷ planner, above 1 when the planner's first token comes too early
         "ttft_no_queue": ttft_no_queue(compared),
+        # runs served in a layout beyond one TP group, evaluated as they ran (calc --layout)
+        "layouts_as_ran": layouts_as_ran(compared),
     }
+
+
+def layouts_as_ran(compared: list[ThroughputRow]) -> dict[str, object]:
+    """Per layout, the runs a source served in it, as the planner evaluates them in that layout
+    and as one TP group: what `planner calc --layout`, `size` and the HTML quote."""
+    found: dict[str, object] = {}
+    for layout in sorted({str(r.run.entry["layout"]) for r in compared
+                          if r.as_ran is not None}):
+        ran = [r for r in compared if r.as_ran is not None and r.run.entry["layout"] == layout]
+        found[layout] = {**_ratio_summary([(r.as_ran or 0.0) / r.run.published for r in ran]),
+                         "as_one_tp_group": _ratio_summary([r.ratio or 0.0 for r in ran]),
+                         "engines": sorted({r.run.engine for r in ran}),
+                         "models": sorted({r.settings.scenario.model for r in ran
+                                           if r.settings is not None})}
+    return found
 
 
 def summary_text(data: Mapping[str, object] | None = None) -> str:

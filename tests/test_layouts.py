@@ -394,3 +394,17 @@ def test_the_second_pass_meets_the_itl_target_the_first_overshoots() -> None:
         # measured bandwidth and the experts' reads still bend the step between the passes)
         assert v("itl_seconds") <= 0.05 * 1.002, (c.tp, c.kv, v("itl_seconds"))
         assert v("itl_seconds") <= 0.05 or (c.tp, c.kv) == (2, "fp8")
+
+
+def test_calc_in_a_layout_says_when_its_speed_is_only_were_it_to_fit() -> None:
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+
+    text = CliRunner().invoke(cli, ["calc", "--model", "deepseek-r1", "--gpu", "h100-sxm",
+                                    "--tp", "8", "--weights", "fp8", "--prompt", "4000",
+                                    "--output", "500", "--layout", "dp-attention"]).output
+    assert text.splitlines()[2].startswith("DOES NOT FIT: weights need")
+    assert "Max sequences  0 of 4,500 tokens (KV cache, dp-attention)" in text
+    assert [line for line in text.splitlines() if "(were it to fit)" in line][0].startswith(
+        "  Layout")

@@ -144,3 +144,23 @@ def test_the_shipped_summary_answers_by_class() -> None:
         cell["median_ratio"], cell["q1_ratio"], cell["q3_ratio"], cell["runs"])
     assert moe.q1 <= moe.median <= moe.q3
     assert speed_ratio("mi300x", "sglang", "dense").runs == 0
+
+
+def test_a_layout_quotes_the_runs_served_that_way() -> None:
+    """A layout beyond one TP group quotes its own as-ran figures, and says when none was
+    compared; one TP group quotes nothing more."""
+    from planner.evidence.measured import layout_sentence
+
+    data = {"layouts_as_ran": {"dp-attention": {
+        "runs": 27, "within_25_percent": 15, "median_ratio": 1.22,
+        "as_one_tp_group": {"runs": 27, "within_25_percent": 17, "median_ratio": 0.84},
+        "engines": ["trtllm"], "models": ["qwen3-235b-a22b"]}}}
+    assert layout_sentence("dp-attention", data) == (
+        "Measured: 27 published runs served with DP attention with expert parallelism "
+        "(TensorRT-LLM; qwen3-235b-a22b), evaluated that way: 15 within ±25%, median planner "
+        "÷ published 1.22 (as one TP group: 17, median 0.84; docs/accuracy.md).")
+    assert layout_sentence("tp+ep", data).startswith(
+        "Measured: no published run served with expert parallelism has been compared")
+    assert layout_sentence("tp", data) == layout_sentence("disaggregated", data) == ""
+    shipped = load_measured()
+    assert shipped is not None and "dp-attention" in shipped["layouts_as_ran"]

@@ -128,6 +128,31 @@ def speed_sentence(gpu: str, gpu_name: str, engine: str, model_class: str,
             "(docs/accuracy.md).")
 
 
+LAYOUT_NAMES = {"tp+ep": "expert parallelism", "dp-attention": "DP attention with expert "
+                "parallelism"}
+
+
+def layout_sentence(layout: str, data: Mapping[str, Any] | None = None) -> str:
+    """One line where a layout beyond one TP group is shown (`calc --layout`, `size`, the HTML
+    summary): how its step model compared with published runs served that way, or that none
+    has been compared; "" for one TP group."""
+    if layout not in LAYOUT_NAMES:
+        return ""
+    data = load_measured() if data is None else data
+    figures = ((data or {}).get("layouts_as_ran") or {}).get(layout)
+    name = LAYOUT_NAMES[layout]
+    if not isinstance(figures, Mapping) or not figures.get("runs"):
+        return (f"Measured: no published run served with {name} has been compared; the "
+                "layout's step rests on the model alone (docs/layouts.md).")
+    tp = figures["as_one_tp_group"]
+    engines = ", ".join(ENGINES[e].label if e in ENGINES else e for e in figures["engines"])
+    return (f"Measured: {figures['runs']} published runs served with {name} ({engines}; "
+            f"{', '.join(figures['models'])}), evaluated that way: {figures['within_25_percent']} "
+            f"within ±25%, median planner ÷ published {figures['median_ratio']:.2f} (as one TP "
+            f"group: {tp['within_25_percent']}, median {tp['median_ratio']:.2f}; "
+            "docs/accuracy.md).")
+
+
 def ttft_figures(data: Mapping[str, Any] | None = None) -> Mapping[str, Any] | None:
     """Published ÷ planner time to first token with no queue (runs, median_ratio, lowest,
     highest), or None where no run was compared; `measured_ttft` in the JSON outputs."""

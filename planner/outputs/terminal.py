@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from planner.evidence.measured import speed_sentence, ttft_sentence
+from planner.evidence.measured import layout_sentence, speed_sentence, ttft_sentence
 from planner.inputs.hfimport.convert import Imported
 from planner.inputs.model_shape import model_class
 from planner.inputs.perop import source_line as perop_source_line
@@ -111,6 +111,8 @@ def calc_report(env: RowEnv, verbose: bool = False) -> str:
                  f"({price}).")
     lines.append(speed_sentence(g.id, g.name, str(env.assumptions["engine"]),
                                 model_class(env.model.model)))
+    if isinstance(env, LayoutEnv):
+        lines.append(layout_sentence(env.layout))
     lines.append(perop_source_line(g.id, str(env.assumptions["engine"])))
     if ttft := ttft_sentence():
         lines.append(ttft)
@@ -161,6 +163,9 @@ def _layout_answers(env: LayoutEnv) -> list[str]:
                           f"{_time(v('layout_tpot_seconds'))} per output token"),
         ("First token", f"{_time(v('prefill_seconds'))} (prefill alone, no queue)"),
     ]
+    most = v("layout_max_sequences")
+    if v("weights_fit") is not True or not isinstance(most, int | float) or most < 1:
+        rows[1:] = [(label, f"{text} (were it to fit)") for label, text in rows[1:]]
     return [f"  {label:<15}{text}" for label, text in rows] + [
         "  (decode speed and cost per token are the TP group's: --layout tp)"]
 
@@ -206,6 +211,7 @@ def _verdict(env: RowEnv) -> str:
     fits = (isinstance(most, int | float) and s.batch <= most if isinstance(env, LayoutEnv)
             else env.value("fits"))
     held = f" ({env.layout})" if isinstance(env, LayoutEnv) else ""
+    most = f"{most:,}" if isinstance(most, int | float) else most
     if not fits:
         return (f"DOES NOT FIT: batch {s.batch} needs more KV cache than the pool holds; at most "
                 f"{most} sequences of {s.context:,} tokens fit{held}; {speed}.")
@@ -331,6 +337,8 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
             "  " + speed_sentence(c.gpu, env.gpu.name, str(env.assumptions["engine"]),
                                   model_class(env.model.model)),
         ]
+        if layout := layout_sentence(c.layout):
+            lines.append("  " + layout)
         if ttft := ttft_sentence():
             lines.append("  " + ttft)
         alts = r.alternatives()[:4]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from planner.evidence.measured import speed_sentence, ttft_sentence
+from planner.evidence.measured import layout_sentence, speed_sentence, ttft_sentence
 from planner.inputs.model_shape import model_class
 from planner.outputs.html.assessment import UNMET, Assessment, assess
 from planner.outputs.html.charts import chart
@@ -264,6 +264,8 @@ def card(sized: Sized, today: dt.date, link: Linker | None = None,
     texts = [margin_line(env),
              speed_sentence(env.candidate.gpu, env.gpu.name, str(env.assumptions["engine"]),
                             model_class(env.model.model))]
+    if layout := layout_sentence(env.candidate.layout):
+        texts.append(layout)
     if ttft := ttft_sentence():
         texts.append(ttft)
     caveats = [Caveat(t, t in said) for t in texts]
