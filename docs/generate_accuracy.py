@@ -537,6 +537,11 @@ class ThroughputRow:
         return None if self.planner is None else self.planner / self.run.published
 
     @property
+    def as_ran_ratio(self) -> float:
+        """Planner ÷ published, evaluated in the layout the source ran (0 where none)."""
+        return (self.as_ran or 0.0) / self.run.published
+
+    @property
     def tpot_ratio(self) -> float | None:
         """Published / planner time per output token, where the source prints its mean: above
         1 the planner is optimistic, as with the throughput ratio."""
@@ -592,7 +597,7 @@ def layout_section(rows: list[ThroughputRow]) -> list[str]:
     if not ran:
         return []
     as_tp = [r.ratio or 0.0 for r in ran]
-    as_ran = [(r.as_ran or 0.0) / r.run.published for r in ran]
+    as_ran = [r.as_ran_ratio for r in ran]
     lines = ["### Runs served in another layout", "",
              "Every total above compares these runs as one TP group. Their sources ran them with "
              "expert parallelism and DP attention (each entry's `layout_why`); `planner calc "
@@ -604,7 +609,7 @@ def layout_section(rows: list[ThroughputRow]) -> list[str]:
              f"{statistics.median(as_ran):.2f}.", ""]
     table = [[_link(r.run.entry), r.run.case, str(r.run.entry["layout"]),
               f"{r.run.published:,.0f}", f"{r.serving_batch:,}", f"{r.ratio:.2f}",
-              f"{r.as_ran_batch:,}", f"{(r.as_ran or 0.0) / r.run.published:.2f}"]
+              f"{r.as_ran_batch:,}", f"{r.as_ran_ratio:.2f}"]
              for r in ran]
     return lines + _table(["Run", "Case", "Layout", "Published out tok/s", "Batch as TP",
                            "Ratio as TP", "Batch as ran", "Ratio as ran"], table) + [""]
@@ -1039,7 +1044,7 @@ def layouts_as_ran(compared: list[ThroughputRow]) -> dict[str, object]:
     for layout in sorted({str(r.run.entry["layout"]) for r in compared
                           if r.as_ran is not None}):
         ran = [r for r in compared if r.as_ran is not None and r.run.entry["layout"] == layout]
-        found[layout] = {**_ratio_summary([(r.as_ran or 0.0) / r.run.published for r in ran]),
+        found[layout] = {**_ratio_summary([r.as_ran_ratio for r in ran]),
                          "as_one_tp_group": _ratio_summary([r.ratio or 0.0 for r in ran]),
                          "engines": sorted({r.run.engine for r in ran}),
                          "models": sorted({r.settings.scenario.model for r in ran

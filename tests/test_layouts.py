@@ -408,3 +408,17 @@ def test_calc_in_a_layout_says_when_its_speed_is_only_were_it_to_fit() -> None:
     assert "Max sequences  0 of 4,500 tokens (KV cache, dp-attention)" in text
     assert [line for line in text.splitlines() if "(were it to fit)" in line][0].startswith(
         "  Layout")
+
+
+def test_calc_in_a_layout_caps_the_batch_at_max_num_seqs_per_rank() -> None:
+    """Under DP attention max_num_seqs is per rank: 16 a rank on 8 GPUs admits 128 sequences
+    of the 4,096 asked, though thousands fit."""
+    from planner.inputs.scenario import Scenario
+    from planner.plan.calc import evaluate
+
+    env = evaluate(Scenario("deepseek-r1", "h200-sxm", "fp8", "fp8", 8, 3000, 4096, 1000, 2000),
+                   load_models(DEFAULT_MODELS), load_gpus(DEFAULT_GPUS),
+                   {"max_num_seqs": 16}, "dp-attention")
+    assert env.value("layout_max_num_seqs") == 128
+    assert env.value("layout_max_sequences") > 1000
+    assert env.value("batch_chosen") == 128

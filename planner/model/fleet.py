@@ -23,7 +23,7 @@ from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
 from planner.model.fleet_refs import cloud, measured, srv, w
 from planner.model.latency import LATENCY_AT_LOAD, LATENCY_LIMITS
-from planner.model.layouts import DISAGG, POOL_QUANTITIES, STEP_QUANTITIES
+from planner.model.layouts import DISAGG, POOL_QUANTITIES, STEP_QUANTITIES, layout_capped
 from planner.model.quantities import QUANTITY_BY_NAME
 from planner.model.quantity import Quantity, a, e, m, q, v
 from planner.model.speed_quantities import allreduce_traffic_at, gemm_efficiency_at
@@ -107,9 +107,8 @@ FLEET_QUANTITIES: list[Quantity] = [
     *_itl_bounds("", "", q("step_seconds_per_sequence"), q("compute_achieved")),
     Quantity("batch_for_itl_first", "Largest batch meeting the ITL target (first pass)",
              "sequences",
-             MAX(1, MIN(INT(MIN(MAX(q("batch_memory_all_experts"), q("batch_memory_routed")),
-                                q("batch_compute"))),
-                        q("layout_max_sequences"), q("layout_max_num_seqs"))),
+             layout_capped(INT(MIN(MAX(q("batch_memory_all_experts"),
+                                       q("batch_memory_routed")), q("batch_compute")))),
              "whole sequences under both the memory and the compute piece, with each "
              "sequence's all-reduce averaged over the reference batch and the GEMMs at the "
              "compute efficiency; capped as the batch is (at least 1)", kind="int"),
@@ -142,8 +141,7 @@ FLEET_QUANTITIES: list[Quantity] = [
              "for small messages, a GEMM runs less efficiently with fewer rows), so the slope "
              "is taken near the batch it sets", kind="int"),
     Quantity("batch_chosen", "Batch per replica", "sequences",
-             MAX(1, MIN(q("batch_for_itl"), q("layout_max_sequences"),
-                        q("layout_max_num_seqs"))),
+             layout_capped(q("batch_for_itl")),
              "the ITL batch capped by the sequences of prompt + output that fit and the "
              "engine's max_num_seqs (at least 1)", kind="int"),
     Quantity("itl_seconds", "Inter-token latency, mean", "s",

@@ -25,7 +25,7 @@ per sequence, sequences that fit).
 
 from __future__ import annotations
 
-from planner.model.expr import AND, IF, INT, MAX, MIN, OR, Ref
+from planner.model.expr import AND, IF, INT, MAX, MIN, OR, Expr, Ref
 from planner.model.fleet_refs import OUTPUT as _O
 from planner.model.fleet_refs import PROMPT as _P
 from planner.model.fleet_refs import ceil as _ceil
@@ -279,11 +279,17 @@ POOL_QUANTITIES: list[Quantity] = [
 
 LAYOUT_QUANTITIES = STEP_QUANTITIES + POOL_QUANTITIES
 
+def layout_capped(batch: Expr) -> Expr:
+    """A batch capped by what the layout holds: the sequences that fit and the engine's
+    max_num_seqs as the layout counts them, at least 1 (the Fleet's batches and calc's)."""
+    return MAX(1, MIN(batch, q("layout_max_sequences"), q("layout_max_num_seqs")))
+
+
 # -- one configuration in a layout (`planner calc --layout`) -----------------------------------
 CALC_BATCH = Ref("calc", "batch")  # the concurrency asked for: calc's --batch
 CALC_QUANTITIES: list[Quantity] = [
     Quantity("batch_chosen", "Sequences decoding together (layout)", "sequences",
-             MAX(1, MIN(CALC_BATCH, q("layout_max_sequences"), q("layout_max_num_seqs"))),
+             layout_capped(CALC_BATCH),
              "the concurrency, capped by the sequences that fit and the engine's max_num_seqs "
              "as the layout holds them (DP attention: each GPU its own pool and max_num_seqs)",
              kind="int"),

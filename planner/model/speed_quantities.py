@@ -47,16 +47,21 @@ def gemm_efficiency_at(tokens: Expr) -> Expr:
               q("compute_efficiency_used"))
 
 
+def _measured_above_latency(message: Expr) -> Expr:
+    """The measured all-reduce's time for a message beyond its latency, in seconds: linear
+    between the table's measured sizes (its fixed part and slope on the message's segment)."""
+    return (message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
+            + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
+            - q("allreduce_measured_latency_seconds"))
+
+
 def allreduce_traffic_at(batch: Expr) -> Expr:
     """The all-reduce time each of `batch` sequences adds above the latency: the all-reduces of
     that batch less their latency, ÷ the batch (``allreduce_seconds(batch) −
     allreduce_seconds(None)``, written out so its formula stays short: exact at that batch,
     from a measured table or the ring formula)."""
     per_token = q("allreduce_bytes_per_token")
-    message = batch * per_token
-    measured = (message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
-                + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
-                - q("allreduce_measured_latency_seconds")) / batch
+    measured = _measured_above_latency(batch * per_token) / batch
     ring = 2 * (_tp - 1) / _tp * per_token / q("scale_up_bytes_per_second")  # any batch
     return IF(_tp > 1, 2 * _layers * IF(q("allreduce_measured_latency_seconds") > 0, measured,
                                         ring), 0)
@@ -83,7 +88,7 @@ def _prefill_pairs(p: Expr) -> Expr:
             + m("chunked_attention_layers") * p * c / 2)
 
 
-def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
+def allreduce_seconds(tokens: Expr | None, latency: bool = True) -> Expr:
     """Two all-reduces per layer (attention and FFN outputs) of tokens × hidden activations
     across the TP group: latency + ring traffic 2(TP − 1)/TP × bytes over scale-up bandwidth,
     or, where the GPU and engine have a measured all-reduce table at this TP, its time for the
@@ -93,11 +98,9 @@ def allreduce_seconds(tokens: Expr | int | None, latency: bool = True) -> Expr:
     decode) add only the traffic: ``latency=False``; ``tokens=None`` is the latency alone."""
     parts: list[Expr] = [q("allreduce_latency_seconds")] if latency else []
     if tokens is not None:
-        per_token = q("allreduce_bytes_per_token")
-        message = per_token if isinstance(tokens, int) and tokens == 1 else tokens * per_token
-        slope = message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12
-        measured = (slope + Measured("allreduce_fixed", _allreduce_tp, message) / MILLION
-                    - q("allreduce_measured_latency_seconds")) if latency else slope
+        message = tokens * q("allreduce_bytes_per_token")
+        measured = (_measured_above_latency(message) if latency else
+                    message * Measured("allreduce_slope", _allreduce_tp, message) / 10**12)
         parts.append(IF(q("allreduce_measured_latency_seconds") > 0, measured,
                         2 * (_tp - 1) / _tp * message / q("scale_up_bytes_per_second")))
     per_layer = parts[0] if len(parts) == 1 else parts[0] + parts[1]
