@@ -37,7 +37,7 @@ from planner.plan.calibration import (
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
 FILES = ("engine-points.yaml", "extra-points.yaml", "throughput-points.yaml",
-         "cookbook-points.yaml", "heldout-points.yaml")
+         "cookbook-points.yaml", "heldout-points.yaml", "inferencex-points.yaml")
 BUILT, HELD_OUT = "used to build", "held out"
 # Which evidence the planner's mechanisms were built from, and which was gathered after them to
 # judge them (issue 27, item 5). A data file is one or the other as a whole:
@@ -51,10 +51,13 @@ BUILT, HELD_OUT = "used to build", "held out"
 #   27's eager prefill launches (eager_prefill, eager_kernel_us) were chosen looking at its
 #   SGLang runs (the decode stall each new request adds), so it no longer judges them either;
 # - heldout-points.yaml (startup figures gathered after issue 27's memory mechanisms) was not
-#   looked at while any mechanism was built.
+#   looked at while any mechanism was built;
+# - inferencex-points.yaml (SemiAnalysis InferenceX's single-node DeepSeek-R1 runs on six GPU
+#   families, written by tools/inferencex_points.py) was added after every mechanism of issue
+#   27 was built, and no mechanism or setting has been chosen looking at it.
 EVIDENCE_ROLES = {"engine-points.yaml": BUILT, "extra-points.yaml": BUILT,
                   "throughput-points.yaml": BUILT, "cookbook-points.yaml": BUILT,
-                  "heldout-points.yaml": HELD_OUT}
+                  "heldout-points.yaml": HELD_OUT, "inferencex-points.yaml": HELD_OUT}
 
 
 def role_of(point: Mapping[str, Any]) -> str:
@@ -553,8 +556,12 @@ class ThroughputRow:
 def kv_of(run: Run) -> str:
     """NVIDIA's ModelOpt FP8/FP4 checkpoints (nvidia/...-FP8, -FP4) declare
     kv_cache_quant_algo FP8 in hf_quant_config.json, so TensorRT-LLM serves them with an FP8
-    KV cache; NVIDIA NIM's FP8 profiles are TensorRT-LLM engines built from them. Every other
-    run keeps the planner's default (BF16)."""
+    KV cache; NVIDIA NIM's FP8 profiles are TensorRT-LLM engines built from them. An entry that
+    names the cache it ran (`kv_cache_dtype`, read from the server's command) is taken at its
+    word. Every other run keeps the planner's default (BF16)."""
+    named = str(run.entry.get("kv_cache_dtype") or "")
+    if named:
+        return named
     model_id = str(run.entry.get("model_id") or "")
     nvidia = model_id.startswith("nvidia/") or "NIM" in str(run.entry.get("engine") or "")
     return "fp8" if nvidia and run.weights in ("fp8", "nvfp4") else "bf16"
@@ -874,8 +881,8 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
 
 METHOD = """\
 Every public engine figure the project holds (`tests/data/calibration/engine-points.yaml`,
-`extra-points.yaml`, `throughput-points.yaml`, `cookbook-points.yaml` and `heldout-points.yaml`,
-sources in their `source` fields) is run through
+`extra-points.yaml`, `throughput-points.yaml`, `cookbook-points.yaml`, `heldout-points.yaml` and
+`inferencex-points.yaml`, sources in their `source` fields) is run through
 `planner calc` with the settings a user copies from the engine's command line, planner defaults
 otherwise. The report fits nothing, but the mechanisms were built looking at some of this
 evidence, and the tables say which: **used to build** is `engine-points.yaml` (it designed the
@@ -888,9 +895,10 @@ result block of an adopted source, the SGLang cookbook's other pages, recorded w
 speed model stopped changing and held out until issue 27's eager prefill launches were chosen
 looking at its SGLang runs: the decode stall each new request adds; the per-kernel figure itself
 is SGLang's own eager-against-graphed measurement, not a fit); **held out** is
-`heldout-points.yaml` (startup figures gathered after issue 27's memory mechanisms were built),
-which no mechanism was chosen from. No serving run is held out any more: the next gathered set
-judges the speed model. Read the held-out
+`heldout-points.yaml` (startup figures gathered after issue 27's memory mechanisms were built)
+and `inferencex-points.yaml` (SemiAnalysis InferenceX's single-node DeepSeek-R1 serving runs on
+six GPU families, late 2025 to mid 2026, written by `tools/inferencex_points.py` after every
+mechanism of issue 27 was built), which no mechanism was chosen from. Read the held-out
 figures as the planner's accuracy on evidence it has not seen; the tables also split the results
 by data file. Models are matched to
 the catalog by its `hf_id`,

@@ -1,0 +1,129 @@
+"""tools/inferencex_points.py: InferenceX's published runs become held-out evidence the report
+reads as they ran (lengths, concurrency, layout, KV cache, memory fraction)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    return _load("inferencex_points", ROOT / "tools" / "inferencex_points.py")
+
+
+@pytest.fixture(scope="module")
+def gen() -> ModuleType:
+    return _load("generate_accuracy", ROOT / "docs" / "generate_accuracy.py")
+
+
+# One row of the pinned fixture as published (metrics trimmed to what the tool reads).
+ROW: dict[str, Any] = {
+    "hardware": "mi300x", "framework": "sglang", "model": "dsr1", "precision": "fp8",
+    "spec_method": "none", "disagg": False, "is_multinode": False, "decode_tp": 8,
+    "decode_ep": 1, "decode_dp_attention": False, "isl": 1024, "osl": 1024, "conc": 4,
+    "image": "lmsysorg/sglang:v0.5.12-rocm700-mi30x", "date": "2026-05-18",
+    "run_url": "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/26008678094/attempts/1",
+    "metrics": {"mean_tpot": 0.014861576351782951, "mean_ttft": 0.44955046186223624,
+                "output_tput_per_gpu": 31.64334900447029},
+}
+SGLANG_SCRIPT = """# 1b234994f:benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi300x.sh
+python3 -m sglang.launch_server \\
+--tensor-parallel-size=$TP \\
+--mem-fraction-static=0.8 \\
+--kv-cache-dtype fp8_e4m3 \\
+--attention-backend aiter
+"""
+TRT_SCRIPT = """cat > config.yml << EOF
+enable_attention_dp: $DP_ATTENTION
+kv_cache_config:
+    dtype: fp8
+    free_gpu_memory_fraction: 0.75
+    enable_block_reuse: false
+EOF
+"""
+
+
+def test_mean_lengths_of_the_uniform_draw(tool: ModuleType) -> None:
+    # lengths drawn uniformly from [int(0.8 L), L]: (819 + 1024) / 2 and (6553 + 8192) / 2
+    assert tool.mean_length(1024) == 921.5
+    assert tool.mean_length(8192) == 7372.5
+
+
+def test_server_flags_from_either_engine_script(tool: ModuleType) -> None:
+    assert tool.server_flags(SGLANG_SCRIPT) == {
+        "kv": "fp8_e4m3", "fraction": "0.8", "fraction_flag": "--mem-fraction-static"}
+    assert tool.server_flags(TRT_SCRIPT) == {
+        "kv": "fp8", "fraction": "0.75", "fraction_flag": "free_gpu_memory_fraction"}
+    assert tool.server_flags("python3 -m sglang.launch_server --tp 8") == {}
+
+
+def test_rows_the_planner_cannot_be_judged_on_are_left_out(tool: ModuleType) -> None:
+    assert tool.skip_reason(ROW) is None
+    assert tool.skip_reason({**ROW, "disagg": True}) == "disaggregated or multi-node"
+    assert tool.skip_reason({**ROW, "spec_method": "mtp"}) == "speculative decoding"
+    assert tool.skip_reason({**ROW, "framework": "atom"}) == "engine atom not modelled"
+    assert tool.skip_reason({**ROW, "metrics": {"mean_tpot": 0.01}}) == (
+        "no output throughput printed")
+
+
+def test_the_layout_a_row_ran(tool: ModuleType) -> None:
+    assert tool.layout_of(ROW) is None
+    assert tool.layout_of({**ROW, "decode_ep": 8})[0] == "tp+ep"
+    assert tool.layout_of({**ROW, "decode_ep": 8, "decode_dp_attention": True})[0] == (
+        "dp-attention")
+
+
+def test_a_row_becomes_an_entry_by_hand(tool: ModuleType, gen: ModuleType) -> None:
+    """The MI300X row: 31.643 output tokens/s a GPU × 8 GPUs = 253.15; the report reads it as
+    922 prompt and 922 output tokens (the rounded means) at concurrency 4, with the FP8 cache
+    and the 0.8 memory fraction its script gave the server."""
+    entry = tool.entry(ROW, SGLANG_SCRIPT)
+    assert entry["id"] == "inferencex-8xmi300x-sglang-dsr1-fp8-tp8-1024-1024-c4"
+    assert entry["results"] == {"output_tokens_per_s": 253.15, "mean_ttft_ms": 449.55,
+                                "mean_tpot_ms": 14.862}
+    assert entry["kv_cache_dtype"] == "fp8" and "layout" not in entry
+    assert "1b234994f" in entry["notes"]
+    (run,) = gen.runs_of(entry)
+    assert (run.isl, run.osl, run.batch, run.tp, run.weights) == (922, 922, 4, 8, "fp8")
+    assert run.published == 253.15 and run.tpot_ms == 14.862 and run.steady
+    assert run.overrides == {"engine": "sglang", "gpu_memory_utilization": 0.8}
+    assert gen.kv_of(run) == "fp8"
+    trt = tool.entry({**ROW, "framework": "trt", "hardware": "h200",
+                      "image": "nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc14"}, TRT_SCRIPT)
+    (trt_run,) = gen.runs_of(trt)
+    assert trt_run.overrides == {"engine": "trtllm", "gpu_memory_utilization": 0.75}
+    bare = tool.entry({**ROW, "hardware": "h200"}, "python3 -m sglang.launch_server")
+    assert bare["kv_cache_dtype"] == "bf16"  # no KV type given: the checkpoint's
+
+
+def test_the_shipped_file_is_read_whole(gen: ModuleType) -> None:
+    """Every shipped entry is one steady-state run the report compares; none is left unread."""
+    data = yaml.safe_load((ROOT / "tests" / "data" / "calibration" /
+                           "inferencex-points.yaml").read_text())
+    entries = data["throughput_points"]
+    assert len(entries) == 118
+    assert sum(data["skipped"].values()) + 118 == 435  # every row of the pinned fixture
+    for entry in entries:
+        runs = gen.runs_of(entry)
+        assert isinstance(runs, list) and len(runs) == 1, entry["id"]
+        assert runs[0].steady and runs[0].batch == int(entry["id"].rsplit("-c", 1)[1])
+        assert entry["source"]["url"].startswith("https://github.com/SemiAnalysisAI/InferenceX/")
+    assert gen.EVIDENCE_ROLES["inferencex-points.yaml"] == gen.HELD_OUT
