@@ -783,6 +783,26 @@ def _evidence_table(steady: list[ThroughputRow]) -> list[str]:
         for role, gpu, engine in order))
 
 
+def _build_table(steady: list[ThroughputRow]) -> list[str]:
+    """Steady-state ratios by GPU and engine build, for the entries that record their build
+    (`engine_build`): how far the engine version alone moves the ratio on one GPU."""
+    cells: dict[tuple[str, str], list[float]] = {}
+    for r in steady:
+        build = r.run.entry.get("engine_build")
+        if build and r.settings:
+            cells.setdefault((r.settings.scenario.gpu, str(build)), []).append(r.ratio or 0.0)
+    return _table(["GPU", "Engine build", "Runs", "Within ±25%", "Median ratio"], (
+        [gpu, build, str(len(v)), _share(_within(v), len(v)), f"{statistics.median(v):.2f}"]
+        for (gpu, build), v in sorted(cells.items(), key=lambda kv: (kv[0][0], _natural(
+            kv[0][1])))))
+
+
+def _natural(text: str) -> list[tuple[int, str]]:
+    """A sort key that orders '0.5.9' before '0.5.12'."""
+    return [(int(part), "") if part.isdigit() else (0, part)
+            for part in re.split(r"(\d+)", text)]
+
+
 def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> list[str]:
     rows, unreadable, duplicates = throughput_rows(entries, models, gpus)
     compared = [r for r in rows if r.ratio is not None]
@@ -834,6 +854,15 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
                   "built from, and the runs held out from them (`EVIDENCE_ROLES` in "
                   "`docs/generate_accuracy.py`):", "",
                   *_evidence_table(steady_rows(compared)), ""]
+        builds = _build_table(steady_rows(compared))
+        if builds:
+            lines += ["Steady-state runs by GPU and engine build, where a run records the "
+                      "container it ran (InferenceX's held-out runs). The same model on one "
+                      "GPU reads differently from one engine release to the next, which no "
+                      "property of the GPU carries; the cells also differ in the lengths, "
+                      "precisions and concurrencies each release was run at, so compare like "
+                      "with like in `tests/data/calibration/inferencex-points.yaml`:", "",
+                      *builds, ""]
         lines += ["Steady-state runs by GPU, engine and model class (MoE: the catalog model has "
                   "routed experts), the figures `catalogs/measured-accuracy.yaml` ships and "
                   "`planner calc` and `size` quote for a model of that class on that GPU with "

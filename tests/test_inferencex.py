@@ -127,3 +127,27 @@ def test_the_shipped_file_is_read_whole(gen: ModuleType) -> None:
         assert runs[0].steady and runs[0].batch == int(entry["id"].rsplit("-c", 1)[1])
         assert entry["source"]["url"].startswith("https://github.com/SemiAnalysisAI/InferenceX/")
     assert gen.EVIDENCE_ROLES["inferencex-points.yaml"] == gen.HELD_OUT
+
+
+def test_the_engine_build_a_row_ran(tool: ModuleType) -> None:
+    assert tool.engine_build(ROW) == "SGLang 0.5.12"
+    trt = {**ROW, "framework": "trt", "image": "nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc14"}
+    assert tool.engine_build(trt) == "TensorRT-LLM 1.3.0rc14"
+    assert tool.engine_build({**ROW, "image": None}) == "SGLang, image not recorded (2026-05)"
+
+
+def test_runs_by_engine_build(gen: ModuleType) -> None:
+    """The report's build table splits every held-out run by GPU and engine build, versions in
+    release order; on MI300X SGLang 0.5.9 reads further from the engine than 0.5.12."""
+    from planner.inputs.catalog import load_gpus, load_models
+
+    _, entries, _ = gen.load_points(("inferencex-points.yaml",))
+    rows, _, _ = gen.throughput_rows(entries, load_models(), load_gpus())
+    table = gen._build_table(gen.steady_rows([r for r in rows if r.ratio is not None]))
+    cells = {tuple(c.strip() for c in line.strip("|").split("|")[:2]):
+             line.strip("|").split("|") for line in table[2:]}
+    assert sum(int(c[2]) for c in cells.values()) == 118
+    order = [build for gpu, build in cells if gpu == "mi300x"]
+    assert order == ["SGLang 0.5.9", "SGLang 0.5.12"]
+    assert float(cells[("mi300x", "SGLang 0.5.9")][4]) > float(
+        cells[("mi300x", "SGLang 0.5.12")][4]) > 1.2

@@ -144,6 +144,16 @@ def git_script(git_dir: str) -> Script:
     return read
 
 
+def engine_build(row: Row) -> str:
+    """The engine and version a row's container image names ('SGLang 0.5.12'), or the month
+    it ran where the row does not record its image."""
+    found = re.search(r"(?:sglang:v|release:)([0-9][0-9a-z.]*?)(?:-|$)", row.get("image") or "")
+    name = ENGINES[row["framework"]]
+    if found:
+        return f"{name} {found.group(1)}"
+    return f"{name}, image not recorded ({row['date'][:7]})"
+
+
 def entry(row: Row, script: str) -> dict[str, Any]:
     """One row as a throughput-points entry."""
     hw, fw, prec = row["hardware"], row["framework"], row["precision"]
@@ -177,6 +187,7 @@ def entry(row: Row, script: str) -> dict[str, Any]:
         },
         "date": str(row["date"]),
         "engine": f"{ENGINES[fw]} ({image}; --tp {tp}{fraction}, KV cache {kv})",
+        "engine_build": engine_build(row),
         "model_id": checkpoint,
         "shape_ref": SHAPES[row["model"]],
         "gpu": {"type": GPUS[hw], "count": tp},
