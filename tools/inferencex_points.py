@@ -48,6 +48,11 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools.regenerate import write_or_check  # noqa: E402
+
 TARGET = ROOT / "tests" / "data" / "calibration" / "inferencex-points.yaml"
 FIXTURE = {
     "repo": "SemiAnalysisAI/InferenceX-app",
@@ -253,14 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.fixture}: sha256 {digest}, expected {FIXTURE['sha256']} "
               f"({FIXTURE['repo']} {FIXTURE['path']} @ {FIXTURE['commit']})", file=sys.stderr)
         return 1
-    text = dump(build(json.loads(raw), git_script(args.git_dir)))
-    if args.check:
-        same = TARGET.read_text(encoding="utf-8") == text
-        print(f"{TARGET.relative_to(ROOT)}: {'up to date' if same else 'differs'}")
-        return 0 if same else 1
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)}")
-    return 0
+    return write_or_check(TARGET, dump(build(json.loads(raw), git_script(args.git_dir))),
+                          args.check)
 
 
 if __name__ == "__main__":
