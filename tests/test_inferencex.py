@@ -67,12 +67,73 @@ def test_mean_lengths_of_the_uniform_draw(tool: ModuleType) -> None:
     assert tool.mean_length(8192) == 7372.5
 
 
-def test_server_flags_from_either_engine_script(tool: ModuleType) -> None:
-    assert tool.server_flags(SGLANG_SCRIPT) == {
-        "kv": "fp8_e4m3", "fraction": "0.8", "fraction_flag": "--mem-fraction-static"}
-    assert tool.server_flags(TRT_SCRIPT) == {
-        "kv": "fp8", "fraction": "0.75", "fraction_flag": "free_gpu_memory_fraction"}
-    assert tool.server_flags("python3 -m sglang.launch_server --tp 8") == {}
+def test_server_settings_from_either_engine_script(tool: ModuleType) -> None:
+    env = tool.run_env(ROW)
+    assert env == {"TP": "8", "CONC": "4", "ISL": "1024", "OSL": "1024", "EP_SIZE": "1",
+                   "DP_ATTENTION": "false"}
+    assert tool.settings(SGLANG_SCRIPT, env) == {"kv": "fp8_e4m3", "fraction": "0.8"}
+    assert tool.settings(TRT_SCRIPT, env) == {"kv": "fp8", "fraction": "0.75"}
+    assert tool.settings("python3 -m sglang.launch_server --tp 8", env) == {}
+
+
+# The shape of InferenceX's B200 SGLang script: the fraction chosen in branches on TP and the
+# lengths, passed as a variable; a one-line `if` and a scheduler test that must not count.
+BRANCHED = """if [[ -n "$SLURM_JOB_ID" ]]; then
+  MEM_FRAC_STATIC=0.1
+fi
+if [[ "$MODEL" != /* ]]; then hf download "$MODEL"; fi
+MEM_FRAC_STATIC=0.5
+if [[ $TP -eq 8 ]]; then
+  if [[ $CONC -ge 16 ]]; then
+    SCHEDULER_RECV_INTERVAL=30
+  else
+    SCHEDULER_RECV_INTERVAL=10
+  fi
+  MEM_FRAC_STATIC=0.82
+elif [[ $TP -eq 4 ]]; then
+  if [[ $ISL -ne 8192 ]] || [[ $OSL -ne 1024 ]]; then
+    echo "TP=4 not yet supported"
+    exit 1
+  fi
+  MEM_FRAC_STATIC=0.95
+else
+  MEM_FRAC_STATIC=0.7
+fi
+python3 -m sglang.launch_server --tensor-parallel-size=$TP \\
+--mem-fraction-static $MEM_FRAC_STATIC --kv-cache-dtype fp8_e4m3 \\
+"""
+TRT_BRANCHED = """KV_CACHE_FREE_MEM_FRACTION=0.8
+if [[ "$ISL" == "8192" && "$OSL" == "1024" ]]; then
+    if [[ "$TP" == "4" ]]; then
+        KV_CACHE_FREE_MEM_FRACTION=0.75
+    fi
+fi
+cat > config.yml << EOF
+dtype: auto
+kv_cache_config:
+    dtype: fp8
+    free_gpu_memory_fraction: $KV_CACHE_FREE_MEM_FRACTION
+moe_config:
+    dtype: bf16
+EOF
+"""
+
+
+def test_settings_follow_the_scripts_branches(tool: ModuleType) -> None:
+    """By hand: TP 8 takes the first branch (0.82), TP 4 the second (0.95), TP 2 the else
+    (0.7), and no run is a scheduler job (0.1 never applies); the TensorRT-LLM fraction is 0.75
+    only for TP 4 at 8K/1K, and the KV type is the one under kv_cache_config, not the model's
+    or the MoE's dtype."""
+    def run(**changes: str) -> dict[str, str]:
+        return {**tool.run_env(ROW), **changes}
+    assert tool.settings(BRANCHED, run(TP="8")) == {"kv": "fp8_e4m3", "fraction": "0.82"}
+    assert tool.settings(BRANCHED, run(TP="4", ISL="8192", OSL="1024"))["fraction"] == "0.95"
+    assert tool.settings(BRANCHED, run(TP="2"))["fraction"] == "0.7"
+    assert tool.settings(TRT_BRANCHED, run(TP="4", ISL="8192", OSL="1024")) == {
+        "kv": "fp8", "fraction": "0.75"}
+    assert tool.settings(TRT_BRANCHED, run(TP="8", ISL="8192", OSL="1024")) == {
+        "kv": "fp8", "fraction": "0.8"}
+    assert tool.settings(TRT_BRANCHED, run(TP="4")) == {"kv": "fp8", "fraction": "0.8"}
 
 
 def test_rows_the_planner_cannot_be_judged_on_are_left_out(tool: ModuleType) -> None:

@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tools.launch_script import settings  # noqa: E402
 from tools.regenerate import write_or_check  # noqa: E402
 
 TARGET = ROOT / "tests" / "data" / "calibration" / "inferencex-points.yaml"
@@ -107,20 +108,11 @@ def layout_of(row: Row) -> tuple[str, str] | None:
     return None
 
 
-def server_flags(script: str) -> dict[str, str]:
-    """The KV-cache type and memory fraction a launch script gives its server."""
-    flags: dict[str, str] = {}
-    kv = re.search(r"--kv-cache-dtype[ =]+([a-z0-9_]+)", script)
-    trt_kv = re.search(r"kv_cache_config:(?:\n[ \t]+\S.*)*?\n[ \t]+dtype:[ \t]*([a-z0-9_]+)",
-                       script)
-    if kv or trt_kv:
-        flags["kv"] = (kv or trt_kv).group(1)  # type: ignore[union-attr]
-    fraction = re.search(r"(--mem-fraction-static|free_gpu_memory_fraction)[ =:]+([0-9.]+)",
-                         script)
-    if fraction:
-        flags["fraction"] = fraction.group(2)
-        flags["fraction_flag"] = fraction.group(1)
-    return flags
+def run_env(row: Row) -> dict[str, str]:
+    """The run parameters a launch script branches on, as InferenceX's workflow sets them."""
+    return {"TP": str(row["decode_tp"]), "CONC": str(row["conc"]), "ISL": str(row["isl"]),
+            "OSL": str(row["osl"]), "EP_SIZE": str(row["decode_ep"]),
+            "DP_ATTENTION": "true" if row.get("decode_dp_attention") else "false"}
 
 
 def script_paths(row: Row) -> list[str]:
@@ -167,7 +159,7 @@ def entry(row: Row, script: str) -> dict[str, Any]:
     vendor = "amd" if hw.startswith("mi") else "nvidia"
     checkpoint = CHECKPOINTS.get((row["model"], prec)) or CHECKPOINTS[(row["model"], prec, vendor)]
     precision = prec if prec != "fp4" else ("mxfp4" if vendor == "amd" else "nvfp4")
-    flags = server_flags(script)
+    flags = settings(script, run_env(row))
     origin = script.splitlines()[0][2:] if script.startswith("# ") else "no script found"
     kv = "fp8" if flags.get("kv", "").startswith("fp8") else "bf16"
     fraction = ""
