@@ -17,8 +17,10 @@ the schema `docs/generate_accuracy.py` reads:
   that day: the last commit of `SemiAnalysisAI/InferenceX` at or before the run's date that
   touched the script for that model, precision, GPU and engine (`--kv-cache-dtype fp8_e4m3`
   for SGLang, `kv_cache_config: dtype: fp8` for TensorRT-LLM; `--mem-fraction-static`,
-  `free_gpu_memory_fraction`). A script with no KV-cache type serves the checkpoint's
-  (BF16 for DeepSeek-R1's FP8 release).
+  `free_gpu_memory_fraction`), following the script's branches on the run's TP, concurrency,
+  lengths, EP size and DP attention (`tools/launch_script.py`, which reads the script and never
+  runs it). A script with no KV-cache type serves the checkpoint's (BF16 for DeepSeek-R1's FP8
+  release).
 
 The workload: `benchmark_serving.py --dataset-name random --random-range-ratio 0.8
 --ignore-eos --num-prompts 10 × concurrency --max-concurrency C` (InferenceX
