@@ -1036,6 +1036,12 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
     def gpu_of(r: ThroughputRow) -> str:
         return r.settings.scenario.gpu if r.settings else ""
 
+    held_out: dict[tuple[str, str, str], int] = {}
+    for r in steady:
+        if role_of(r.run.entry) == HELD_OUT:
+            key = (gpu_of(r), r.run.engine, class_of(r, models))
+            held_out[key] = held_out.get(key, 0) + 1
+
     pairs: dict[str, dict[str, object]] = {}
     for key, figures in by(lambda r: f"{gpu_of(r)}/{r.run.engine}").items():
         gpu, engine = key.split("/", 1)
@@ -1063,8 +1069,10 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         # the two together: a GPU's figure mixes engines that fare differently on it
         "steady_state_by_gpu_and_engine": {gpu: pairs[gpu] for gpu in sorted(pairs)},
         # and by model class: a dense model's figure is not one earned by MoE models
+        # with how many of each cell's runs were held out from the mechanisms' making
         "steady_state_by_gpu_engine_class": {
-            gpu: {engine: {cls: _spread_summary(r) for cls, r in classes.items()}
+            gpu: {engine: {cls: {**_spread_summary(r), "held_out_runs": held_out.get(
+                (gpu, engine, cls), 0)} for cls, r in classes.items()}
                   for engine, classes in engines.items()}
             for gpu, engines in by_gpu_engine_class(compared, models).items()},
         # published ÷ planner, above 1 when the planner's first token comes too early
