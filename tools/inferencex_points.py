@@ -69,7 +69,9 @@ GPUS = {"b200": "NVIDIA B200", "b300": "NVIDIA B300", "h200": "NVIDIA H200 SXM",
         "mi300x": "AMD Instinct MI300X", "mi325x": "AMD Instinct MI325X",
         "mi355x": "AMD Instinct MI355X"}
 ENGINES = {"sglang": "SGLang", "trt": "TensorRT-LLM"}
-# The checkpoint each (model, precision, GPU family) row served (the launch scripts' MODEL).
+# The checkpoint each (model, precision, GPU family) row served: InferenceX's configs/
+# nvidia-master.yaml and amd-master.yaml `model` (AMD's MXFP4 rows also ran its -Preview and
+# -v2 builds; the planner reads only the weight format).
 CHECKPOINTS = {("dsr1", "fp8"): "deepseek-ai/DeepSeek-R1-0528",
                ("dsr1", "fp4", "nvidia"): "nvidia/DeepSeek-R1-0528-FP4-V2",
                ("dsr1", "fp4", "amd"): "amd/DeepSeek-R1-0528-MXFP4"}
