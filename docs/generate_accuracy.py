@@ -37,7 +37,7 @@ from planner.plan.calibration import (
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
 FILES = ("engine-points.yaml", "extra-points.yaml", "throughput-points.yaml",
-         "cookbook-points.yaml", "heldout-points.yaml")
+         "cookbook-points.yaml", "heldout-points.yaml", "inferencex-points.yaml")
 BUILT, HELD_OUT = "used to build", "held out"
 # Which evidence the planner's mechanisms were built from, and which was gathered after them to
 # judge them (issue 27, item 5). A data file is one or the other as a whole:
@@ -51,10 +51,13 @@ BUILT, HELD_OUT = "used to build", "held out"
 #   27's eager prefill launches (eager_prefill, eager_kernel_us) were chosen looking at its
 #   SGLang runs (the decode stall each new request adds), so it no longer judges them either;
 # - heldout-points.yaml (startup figures gathered after issue 27's memory mechanisms) was not
-#   looked at while any mechanism was built.
+#   looked at while any mechanism was built;
+# - inferencex-points.yaml (SemiAnalysis InferenceX's single-node DeepSeek-R1 runs on six GPU
+#   families, written by tools/inferencex_points.py) was added after every mechanism of issue
+#   27 was built, and no mechanism or setting has been chosen looking at it.
 EVIDENCE_ROLES = {"engine-points.yaml": BUILT, "extra-points.yaml": BUILT,
                   "throughput-points.yaml": BUILT, "cookbook-points.yaml": BUILT,
-                  "heldout-points.yaml": HELD_OUT}
+                  "heldout-points.yaml": HELD_OUT, "inferencex-points.yaml": HELD_OUT}
 
 
 def role_of(point: Mapping[str, Any]) -> str:
@@ -553,8 +556,12 @@ class ThroughputRow:
 def kv_of(run: Run) -> str:
     """NVIDIA's ModelOpt FP8/FP4 checkpoints (nvidia/...-FP8, -FP4) declare
     kv_cache_quant_algo FP8 in hf_quant_config.json, so TensorRT-LLM serves them with an FP8
-    KV cache; NVIDIA NIM's FP8 profiles are TensorRT-LLM engines built from them. Every other
-    run keeps the planner's default (BF16)."""
+    KV cache; NVIDIA NIM's FP8 profiles are TensorRT-LLM engines built from them. An entry that
+    names the cache it ran (`kv_cache_dtype`, read from the server's command) is taken at its
+    word. Every other run keeps the planner's default (BF16)."""
+    named = str(run.entry.get("kv_cache_dtype") or "")
+    if named:
+        return named
     model_id = str(run.entry.get("model_id") or "")
     nvidia = model_id.startswith("nvidia/") or "NIM" in str(run.entry.get("engine") or "")
     return "fp8" if nvidia and run.weights in ("fp8", "nvfp4") else "bf16"
@@ -776,6 +783,26 @@ def _evidence_table(steady: list[ThroughputRow]) -> list[str]:
         for role, gpu, engine in order))
 
 
+def _build_table(steady: list[ThroughputRow]) -> list[str]:
+    """Steady-state ratios by GPU and engine build, for the entries that record their build
+    (`engine_build`): how far the engine version alone moves the ratio on one GPU."""
+    cells: dict[tuple[str, str], list[float]] = {}
+    for r in steady:
+        build = r.run.entry.get("engine_build")
+        if build and r.settings:
+            cells.setdefault((r.settings.scenario.gpu, str(build)), []).append(r.ratio or 0.0)
+    return _table(["GPU", "Engine build", "Runs", "Within ±25%", "Median ratio"], (
+        [gpu, build, str(len(v)), _share(_within(v), len(v)), f"{statistics.median(v):.2f}"]
+        for (gpu, build), v in sorted(cells.items(), key=lambda kv: (kv[0][0], _natural(
+            kv[0][1])))))
+
+
+def _natural(text: str) -> list[tuple[int, str]]:
+    """A sort key that orders '0.5.9' before '0.5.12'."""
+    return [(int(part), "") if part.isdigit() else (0, part)
+            for part in re.split(r"(\d+)", text)]
+
+
 def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> list[str]:
     rows, unreadable, duplicates = throughput_rows(entries, models, gpus)
     compared = [r for r in rows if r.ratio is not None]
@@ -827,6 +854,15 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
                   "built from, and the runs held out from them (`EVIDENCE_ROLES` in "
                   "`docs/generate_accuracy.py`):", "",
                   *_evidence_table(steady_rows(compared)), ""]
+        builds = _build_table(steady_rows(compared))
+        if builds:
+            lines += ["Steady-state runs by GPU and engine build, where a run records the "
+                      "container it ran (InferenceX's held-out runs). The same model on one "
+                      "GPU reads differently from one engine release to the next, which no "
+                      "property of the GPU carries; the cells also differ in the lengths, "
+                      "precisions and concurrencies each release was run at, so compare like "
+                      "with like in `tests/data/calibration/inferencex-points.yaml`:", "",
+                      *builds, ""]
         lines += ["Steady-state runs by GPU, engine and model class (MoE: the catalog model has "
                   "routed experts), the figures `catalogs/measured-accuracy.yaml` ships and "
                   "`planner calc` and `size` quote for a model of that class on that GPU with "
@@ -874,8 +910,8 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
 
 METHOD = """\
 Every public engine figure the project holds (`tests/data/calibration/engine-points.yaml`,
-`extra-points.yaml`, `throughput-points.yaml`, `cookbook-points.yaml` and `heldout-points.yaml`,
-sources in their `source` fields) is run through
+`extra-points.yaml`, `throughput-points.yaml`, `cookbook-points.yaml`, `heldout-points.yaml` and
+`inferencex-points.yaml`, sources in their `source` fields) is run through
 `planner calc` with the settings a user copies from the engine's command line, planner defaults
 otherwise. The report fits nothing, but the mechanisms were built looking at some of this
 evidence, and the tables say which: **used to build** is `engine-points.yaml` (it designed the
@@ -888,9 +924,10 @@ result block of an adopted source, the SGLang cookbook's other pages, recorded w
 speed model stopped changing and held out until issue 27's eager prefill launches were chosen
 looking at its SGLang runs: the decode stall each new request adds; the per-kernel figure itself
 is SGLang's own eager-against-graphed measurement, not a fit); **held out** is
-`heldout-points.yaml` (startup figures gathered after issue 27's memory mechanisms were built),
-which no mechanism was chosen from. No serving run is held out any more: the next gathered set
-judges the speed model. Read the held-out
+`heldout-points.yaml` (startup figures gathered after issue 27's memory mechanisms were built)
+and `inferencex-points.yaml` (SemiAnalysis InferenceX's single-node DeepSeek-R1 serving runs on
+six GPU families, late 2025 to mid 2026, written by `tools/inferencex_points.py` after every
+mechanism of issue 27 was built), which no mechanism was chosen from. Read the held-out
 figures as the planner's accuracy on evidence it has not seen; the tables also split the results
 by data file. Models are matched to
 the catalog by its `hf_id`,
@@ -999,6 +1036,12 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
     def gpu_of(r: ThroughputRow) -> str:
         return r.settings.scenario.gpu if r.settings else ""
 
+    held_out: dict[tuple[str, str, str], int] = {}
+    for r in steady:
+        if role_of(r.run.entry) == HELD_OUT:
+            key = (gpu_of(r), r.run.engine, class_of(r, models))
+            held_out[key] = held_out.get(key, 0) + 1
+
     pairs: dict[str, dict[str, object]] = {}
     for key, figures in by(lambda r: f"{gpu_of(r)}/{r.run.engine}").items():
         gpu, engine = key.split("/", 1)
@@ -1026,8 +1069,10 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         # the two together: a GPU's figure mixes engines that fare differently on it
         "steady_state_by_gpu_and_engine": {gpu: pairs[gpu] for gpu in sorted(pairs)},
         # and by model class: a dense model's figure is not one earned by MoE models
+        # with how many of each cell's runs were held out from the mechanisms' making
         "steady_state_by_gpu_engine_class": {
-            gpu: {engine: {cls: _spread_summary(r) for cls, r in classes.items()}
+            gpu: {engine: {cls: {**_spread_summary(r), "held_out_runs": held_out.get(
+                (gpu, engine, cls), 0)} for cls, r in classes.items()}
                   for engine, classes in engines.items()}
             for gpu, engines in by_gpu_engine_class(compared, models).items()},
         # published ÷ planner, above 1 when the planner's first token comes too early

@@ -164,3 +164,25 @@ def test_a_layout_quotes_the_runs_served_that_way() -> None:
     assert layout_sentence("tp", data) == layout_sentence("disaggregated", data) == ""
     shipped = load_measured()
     assert shipped is not None and "dp-attention" in shipped["layouts_as_ran"]
+
+
+def test_the_sentence_says_how_many_runs_were_held_out() -> None:
+    """A cell's runs gathered after the model was built are named: a figure earned on evidence
+    the mechanisms were chosen from reads better than one the model had never seen."""
+    def with_held_out(n: int) -> dict[str, Any]:
+        cells = SUMMARY["steady_state_by_gpu_engine_class"]
+        moe = {**cells["mi300x"]["sglang"]["moe"], "held_out_runs": n}
+        return {**SUMMARY, "steady_state_by_gpu_engine_class": {
+            **cells, "mi300x": {**cells["mi300x"], "sglang": {"moe": moe}}}}
+
+    def sentence(n: int) -> str:
+        return speed_sentence("mi300x", "MI300X", "sglang", "moe", with_held_out(n))
+    assert "within ±25%, 6 of them held out (gathered after the model was built); every" in (
+        sentence(6))
+    assert "within ±25%, all of them held out (gathered after" in sentence(15)
+    assert "held out" not in sentence(0)
+    one = speed_sentence("h100-sxm", "H100", "trtllm", "dense", {
+        **SUMMARY, "steady_state_by_gpu_engine_class": {"h100-sxm": {"trtllm": {"dense": {
+            "runs": 1, "within_25_percent": 1, "median_ratio": 0.95, "q1_ratio": 0.95,
+            "q3_ratio": 0.95, "held_out_runs": 1}}}}})
+    assert "1 of them within ±25%, held out (gathered after the model was built)" in one

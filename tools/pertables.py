@@ -60,6 +60,7 @@ from planner.model.perop import (  # noqa: E402
     ATTENTION_KINDS,
     GEMM_KINDS,
 )
+from tools.regenerate import write_or_check  # noqa: E402
 
 TARGET = ROOT / "catalogs" / "perop.yaml"
 PACKAGE, VERSION, LICENSE = "aiconfigurator-core", "0.12.0", "Apache-2.0"
@@ -436,14 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when catalogs/perop.yaml differs from what the package gives")
     args = parser.parse_args(argv)
-    text = render(build())
-    if args.check:
-        same = TARGET.is_file() and TARGET.read_text(encoding="utf-8") == text
-        print("catalogs/perop.yaml is current" if same else "catalogs/perop.yaml differs")
-        return 0 if same else 1
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(ROOT)}")
-    return 0
+    return write_or_check(TARGET, render(build()), args.check)
 
 
 if __name__ == "__main__":

@@ -119,6 +119,11 @@ def speed_sentence(gpu: str, gpu_name: str, engine: str, model_class: str,
         text += (f"median planner ÷ published {ratio.median:.2f} over {ratio.runs} steady-state "
                  f"run{'s' * (ratio.runs != 1)} (interquartile {ratio.q1:.2f}-{ratio.q3:.2f}), "
                  f"{cell['within_25_percent']} of them within ±25%")
+        held_out = int(cell.get("held_out_runs", 0))
+        if held_out:  # runs gathered after the mechanisms were built (docs/accuracy.md)
+            share = ("held out" if ratio.runs == 1 else "all of them held out"
+                     if held_out == ratio.runs else f"{held_out} of them held out")
+            text += f", {share} (gathered after the model was built)"
         if cell["runs"] == figures["runs"]:
             return text + " (docs/accuracy.md)."
     else:
