@@ -422,3 +422,29 @@ def test_calc_in_a_layout_caps_the_batch_at_max_num_seqs_per_rank() -> None:
     assert env.value("layout_max_num_seqs") == 128
     assert env.value("layout_max_sequences") > 1000
     assert env.value("batch_chosen") == 128
+
+
+def test_calc_in_a_layout_judges_the_batch_against_the_layouts_pool() -> None:
+    """The verdict of `calc --layout` compares the concurrency asked for with the sequences the
+    layout holds (`layout_fits`), not the TP group's: DeepSeek-R1 with expert parallelism on
+    8 × H200 holds some hundreds; 100,000 does not fit, that many does."""
+    import json
+
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+
+    def run(batch: int, *extra: str) -> str:
+        return CliRunner().invoke(cli, [
+            "calc", "--model", "deepseek-r1", "--gpu", "h200-sxm", "--tp", "8", "--weights",
+            "fp8", "--kv", "fp8", "--batch", str(batch), "--prompt", "1000", "--output", "2000",
+            "--layout", "tp+ep", *extra]).output
+    found = json.loads(run(100000, "--json"))["layout"]
+    most = found["layout_max_sequences"]
+    assert 100 < most < 100000 and found["layout_fits"] is False
+    assert run(100000).splitlines()[2] == (
+        f"DOES NOT FIT: batch 100000 needs more KV cache than the pool holds; at most {most:,} "
+        "sequences of 3,000 tokens fit (tp+ep); decode is memory-bound.")
+    assert json.loads(run(most, "--json"))["layout"]["layout_fits"] is True
+    assert run(most).splitlines()[2].startswith(f"FITS: {most} of at most {most:,} sequences "
+                                                "(tp+ep)")

@@ -300,5 +300,10 @@ CALC_QUANTITIES: list[Quantity] = [
     Quantity("layout_output_tokens_per_second", "Serving output throughput (layout)",
              "tokens/s", q("batch_chosen") / q("layout_tpot_seconds"),
              "batch / time per output token in the layout: one replica's steady-state output"),
+    Quantity("layout_fits", "Fits (layout)", "",
+             AND(q("weights_fit"), q("context_supported"),
+                 CALC_BATCH <= q("layout_max_sequences")),
+             "weights fit, the model supports the context, and the concurrency asked for ≤ the "
+             "sequences the layout holds (`fits`, with the layout's pool)", kind="bool"),
 ]
 CALC_LAYOUTS = ("tp", "tp+ep", "dp-attention")  # disaggregation needs a rate: planner size

@@ -207,9 +207,9 @@ def _verdict(env: RowEnv) -> str:
         limit = env.model.value("max_position_embeddings")
         return (f"DOES NOT FIT: context {s.context:,} tokens is beyond {m_id(env)}'s limit of "
                 f"{limit:,} tokens (max_position_embeddings).")
-    most = env.value("layout_max_sequences" if isinstance(env, LayoutEnv) else "max_sequences")
-    fits = (isinstance(most, int | float) and s.batch <= most if isinstance(env, LayoutEnv)
-            else env.value("fits"))
+    layout = isinstance(env, LayoutEnv)
+    most = env.value("layout_max_sequences" if layout else "max_sequences")
+    fits = env.value("layout_fits" if layout else "fits")
     held = f" ({env.layout})" if isinstance(env, LayoutEnv) else ""
     most = f"{most:,}" if isinstance(most, int | float) else most
     if not fits:
