@@ -1,7 +1,8 @@
 """Write docs/accuracy.md: the planner measured against every public engine figure the project
 holds (tests/data/calibration/engine-points.yaml, extra-points.yaml, throughput-points.yaml,
 cookbook-points.yaml), so
-the report cannot drift from the code (tests/test_accuracy.py fails when they differ).
+the report cannot drift from the code (tests/test_accuracy.py fails when they differ); and how the
+step grows with length at one engine build (inferencex-same-day.yaml, docs/accuracy_same_day.py).
 Run: python docs/generate_accuracy.py
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,10 @@ from planner.plan.calibration import (
     predict,
     startup_settings,
 )
+
+if str(Path(__file__).parent) not in sys.path:  # the report's sections beside it
+    sys.path.insert(0, str(Path(__file__).parent))
+from accuracy_same_day import section as same_day_section  # noqa: E402
 
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
@@ -996,6 +1002,7 @@ def report(models: Catalog | None = None, gpus: Catalog | None = None) -> str:
         lines += ["Data files not read: " + "; ".join(unread) + ".", ""]
     lines += startup_section(startup, models, gpus)
     lines += throughput_section(throughput, models, gpus)
+    lines += same_day_section(models, gpus)
     return "\n".join(lines).rstrip() + "\n"
 
 
