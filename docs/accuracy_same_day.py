@@ -194,3 +194,23 @@ def section(models: Catalog, gpus: Catalog, path: Path = DATA) -> list[str]:
                      f"{low.level:.2f} ({low.date}, c{low.concurrency}) | "
                      f"{high.level:.2f} ({high.date}, c{high.concurrency}) |")
     return lines + [""]
+
+
+def image_spread(all_days: Sequence[Day]) -> dict[str, dict[str, dict[str, object]]]:
+    """Per GPU and engine, how far one configuration's 1K/1K level (published ÷ planner time
+    per output token) moved from one day to another, i.e. with the engine image alone: each
+    configuration run on two days or more gives its highest level ÷ its lowest, and the GPU and
+    engine the median and largest of those. What `planner calc` and `size` quote beside the
+    measured ratio (catalogs/measured-accuracy.yaml)."""
+    levels: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for day in all_days:
+        configuration = day.id.removeprefix(f"{day.date}-")
+        levels[(day.gpu, day.engine, configuration)].append(day.level)
+    moved: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for (gpu, engine, _), found in levels.items():
+        if len(found) > 1:
+            moved[gpu][engine].append(max(found) / min(found))
+    return {gpu: {engine: {"configurations": len(v), "median_moved": round(statistics.median(v), 2),
+                           "most_moved": round(max(v), 2)}
+                  for engine, v in sorted(engines.items())}
+            for gpu, engines in sorted(moved.items())}

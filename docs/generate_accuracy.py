@@ -38,6 +38,8 @@ from planner.plan.calibration import (
 
 if str(Path(__file__).parent) not in sys.path:  # the report's sections beside it
     sys.path.insert(0, str(Path(__file__).parent))
+from accuracy_same_day import days as same_days  # noqa: E402
+from accuracy_same_day import image_spread  # noqa: E402
 from accuracy_same_day import section as same_day_section  # noqa: E402
 
 TARGET = Path(__file__).parent / "accuracy.md"
@@ -1086,6 +1088,9 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         "ttft_no_queue": ttft_no_queue(compared),
         # runs served in a layout beyond one TP group, evaluated as they ran (calc --layout)
         "layouts_as_ran": layouts_as_ran(compared),
+        # one configuration's 1K/1K level (published ÷ planner time per output token) from
+        # day to day, i.e. from one engine image to the next (InferenceX, DeepSeek-R1)
+        "level_by_image": image_spread(same_days(models, gpus)),
     }
 
 
