@@ -1,4 +1,5 @@
-"""Write a generated file the project ships, or check that the shipped one is current."""
+"""Write a generated file the project ships, or check that the shipped one is current; the
+command line of the tools that make one from a pinned file of another repository."""
 
 from __future__ import annotations
 
