@@ -1,7 +1,8 @@
 """Write docs/accuracy.md: the planner measured against every public engine figure the project
 holds (tests/data/calibration/engine-points.yaml, extra-points.yaml, throughput-points.yaml,
 cookbook-points.yaml), so
-the report cannot drift from the code (tests/test_accuracy.py fails when they differ).
+the report cannot drift from the code (tests/test_accuracy.py fails when they differ); and how the
+step grows with length at one engine build (inferencex-same-day.yaml, docs/accuracy_same_day.py).
 Run: python docs/generate_accuracy.py
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,12 @@ from planner.plan.calibration import (
     predict,
     startup_settings,
 )
+
+if str(Path(__file__).parent) not in sys.path:  # the report's sections beside it
+    sys.path.insert(0, str(Path(__file__).parent))
+from accuracy_same_day import days as same_days  # noqa: E402
+from accuracy_same_day import image_spread  # noqa: E402
+from accuracy_same_day import section as same_day_section  # noqa: E402
 
 TARGET = Path(__file__).parent / "accuracy.md"
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "calibration"
@@ -996,6 +1004,7 @@ def report(models: Catalog | None = None, gpus: Catalog | None = None) -> str:
         lines += ["Data files not read: " + "; ".join(unread) + ".", ""]
     lines += startup_section(startup, models, gpus)
     lines += throughput_section(throughput, models, gpus)
+    lines += same_day_section(models, gpus)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -1079,6 +1088,9 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
         "ttft_no_queue": ttft_no_queue(compared),
         # runs served in a layout beyond one TP group, evaluated as they ran (calc --layout)
         "layouts_as_ran": layouts_as_ran(compared),
+        # one configuration's 1K/1K level (published ÷ planner time per output token) from
+        # day to day, i.e. from one engine image to the next (InferenceX, DeepSeek-R1)
+        "level_by_image": image_spread(same_days(models, gpus)),
     }
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,18 +13,14 @@ import yaml
 from planner.inputs.catalog import load_gpus, load_models
 from planner.inputs.entries import Catalog
 from planner.plan.calibration import predict
+from tests.scripts import load_script
 
 GENERATOR = Path(__file__).parent.parent / "docs" / "generate_accuracy.py"
 
 
 @pytest.fixture(scope="module")
 def gen() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generate_accuracy", GENERATOR)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses resolve their annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_script("generate_accuracy", GENERATOR)
 
 
 @pytest.fixture(scope="module")

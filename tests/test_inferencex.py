@@ -3,35 +3,23 @@ reads as they ran (lengths, concurrency, layout, KV cache, memory fraction)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.scripts import ROOT, load_script
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    return _load("inferencex_points", ROOT / "tools" / "inferencex_points.py")
+    return load_script("inferencex_points", ROOT / "tools" / "inferencex_points.py")
 
 
 @pytest.fixture(scope="module")
 def gen() -> ModuleType:
-    return _load("generate_accuracy", ROOT / "docs" / "generate_accuracy.py")
+    return load_script("generate_accuracy", ROOT / "docs" / "generate_accuracy.py")
 
 
 # One row of the pinned fixture as published (metrics trimmed to what the tool reads).

@@ -18,6 +18,7 @@ from planner.evidence.measured import (
 from planner.inputs.catalog import load_models
 from planner.inputs.entries import Entry
 from planner.inputs.model_shape import model_class
+from tests.scripts import ROOT, load_script
 
 # MI300X with SGLang ran only MoE models (badly); with vLLM, dense models (well). The GPU-wide,
 # engine-wide and GPU-and-engine figures mix them, and a lookup must not reach for them.
@@ -186,3 +187,37 @@ def test_the_sentence_says_how_many_runs_were_held_out() -> None:
             "runs": 1, "within_25_percent": 1, "median_ratio": 0.95, "q1_ratio": 0.95,
             "q3_ratio": 0.95, "held_out_runs": 1}}}}})
     assert "1 of them within ±25%, held out (gathered after the model was built)" in one
+
+
+def test_the_sentence_says_how_far_the_engine_image_alone_moved_a_configuration() -> None:
+    """Where one configuration ran on several days (one engine image each), the sentence says
+    how far its time per output token moved against the planner's: the spread a margin from
+    the measured median cannot promise away. Absent where nothing was run twice."""
+    moved = {"mi300x": {"sglang": {"configurations": 3, "median_moved": 1.81,
+                                   "most_moved": 1.81}}}
+    text = speed_sentence("mi300x", "MI300X", "sglang", "moe",
+                          {**SUMMARY, "level_by_image": moved})
+    assert text.endswith(
+        "from one engine image to the next the same DeepSeek-R1 configuration's time per output "
+        "token here moved by up to 1.81× (median 1.81× over 3 configurations run on several "
+        "days), which no GPU property carries (docs/accuracy.md).")
+    assert "engine image" not in speed_sentence("mi300x", "MI300X", "vllm", "moe",
+                                                {**SUMMARY, "level_by_image": moved})
+    assert "engine image" not in speed_sentence("mi300x", "MI300X", "sglang", "moe",
+                                                {**SUMMARY, "level_by_image": {}})
+
+
+def test_the_image_spread_is_within_one_configuration() -> None:
+    """A configuration's level (published ÷ planner time per output token at 1K/1K) on two
+    days gives their quotient; two configurations on one day each give nothing."""
+    report = load_script("accuracy_same_day", ROOT / "docs" / "accuracy_same_day.py")
+
+    def day(date: str, conc: int, published: float) -> Any:
+        base = report.Length(1024, 1024, published, 10.0)
+        return report.Day(f"{date}-8xmi300x-sglang-fp8-tp8-c{conc}", date, "mi300x", "sglang",
+                          "fp8", conc, {(1024, 1024): base})
+
+    spread = report.image_spread([day("2026-01-01", 4, 20.0), day("2026-02-01", 4, 12.5),
+                                  day("2026-01-01", 64, 40.0), day("2026-01-02", 16, 11.0)])
+    assert spread == {"mi300x": {"sglang": {"configurations": 1, "median_moved": 1.6,
+                                            "most_moved": 1.6}}}

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import sys
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +22,7 @@ from planner.model.quantities import ROW_BY_NAME
 from planner.outputs.workbook.layout import GridRowRenderer
 from planner.plan.calc import BlockEnv
 from tests.conftest import run
+from tests.scripts import load_script
 
 ROOT = Path(__file__).parent.parent
 TOOL = ROOT / "tools" / "pertables.py"
@@ -30,12 +30,7 @@ SHIPPED = yaml.safe_load(PEROP.read_text(encoding="utf-8"))
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("pertables", TOOL)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("pertables", TOOL)
 
 
 def _table(gpu: str, engine: str) -> dict:

@@ -36,9 +36,6 @@ Run: python tools/inferencex_points.py FIXTURE INFERENCEX_GIT_DIR    (writes the
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
 import re
 import subprocess
 import sys
@@ -47,14 +44,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools.launch_script import settings  # noqa: E402
-from tools.regenerate import write_or_check  # noqa: E402
+from tools.regenerate import dump_yaml, from_pinned_json  # noqa: E402
 
 TARGET = ROOT / "tests" / "data" / "calibration" / "inferencex-points.yaml"
 FIXTURE = {
@@ -238,24 +233,9 @@ def build(rows: Sequence[Row], script: Script) -> dict[str, Any]:
     }
 
 
-def dump(data: Mapping[str, Any]) -> str:
-    return yaml.safe_dump(dict(data), sort_keys=False, allow_unicode=True, width=100)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("fixture", help="benchmarks.json at the pinned commit")
-    parser.add_argument("git_dir", help="a clone (git dir) of SemiAnalysisAI/InferenceX")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the shipped file differs")
-    args = parser.parse_args(argv)
-    raw = Path(args.fixture).read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    if digest != FIXTURE["sha256"]:
-        print(f"{args.fixture}: sha256 {digest}, expected {FIXTURE['sha256']} "
-              f"({FIXTURE['repo']} {FIXTURE['path']} @ {FIXTURE['commit']})", file=sys.stderr)
-        return 1
-    return write_or_check(TARGET, dump(build(json.loads(raw), git_script(args.git_dir))),
-                          args.check)
+    return from_pinned_json(argv, (__doc__ or "").splitlines()[0], TARGET, FIXTURE,
+                            lambda rows, git_dir: dump_yaml(build(rows, git_script(git_dir))))
 
 
 if __name__ == "__main__":

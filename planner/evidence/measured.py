@@ -125,12 +125,24 @@ def speed_sentence(gpu: str, gpu_name: str, engine: str, model_class: str,
                      if held_out == ratio.runs else f"{held_out} of them held out")
             text += f", {share} (gathered after the model was built)"
         if cell["runs"] == figures["runs"]:
-            return text + " (docs/accuracy.md)."
+            return text + _image_clause(gpu, engine, data) + " (docs/accuracy.md)."
     else:
         text += "no published run compared (the planner's own speed stands)"
     return (f"{text}; every engine and model on this GPU: {figures['within_25_percent']} of "
-            f"{figures['runs']} within ±25%, median {figures['median_ratio']:.2f} "
-            "(docs/accuracy.md).")
+            f"{figures['runs']} within ±25%, median {figures['median_ratio']:.2f}"
+            + _image_clause(gpu, engine, data) + " (docs/accuracy.md).")
+
+
+def _image_clause(gpu: str, engine: str, data: Mapping[str, Any]) -> str:
+    """How far the engine image alone moved one configuration on this GPU and engine, where
+    one configuration was compared on several days (`level_by_image`), else ''."""
+    moved = (data.get("level_by_image") or {}).get(gpu, {}).get(engine)
+    if not isinstance(moved, Mapping) or not moved.get("configurations"):
+        return ""
+    return (f"; from one engine image to the next the same DeepSeek-R1 configuration's time "
+            f"per output token here moved by up to {float(moved['most_moved']):.2f}× (median "
+            f"{float(moved['median_moved']):.2f}× over {int(moved['configurations'])} "
+            "configurations run on several days), which no GPU property carries")
 
 
 LAYOUT_NAMES = {"tp+ep": "expert parallelism", "dp-attention": "DP attention with expert "
