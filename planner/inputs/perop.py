@@ -111,6 +111,13 @@ def match(key: Value, lower: Sequence[float]) -> int | XlError:
     return found or NOT_AVAILABLE
 
 
+# The fixed parts are rounded to 10^-9 of their unit (tokens ÷ efficiency, µs), as the Per-op
+# sheet's ROUND does: a segment through the origin (equal efficiencies at both ends, as where a
+# fused-MoE point keeps the previous one's) is then exactly 0 in Python and in every spreadsheet
+# engine, not ±1e-16 of floating-point cancellation that differs between them.
+FIXED_DIGITS = 9
+
+
 def segments(points: Sequence[float], times: Sequence[float], last_slope: float | None
              ) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """A time linear between measured points: for the segment from each point to the next,
@@ -119,8 +126,8 @@ def segments(points: Sequence[float], times: Sequence[float], last_slope: float 
     slopes = [max(0.0, (times[i + 1] - times[i]) / (points[i + 1] - points[i]))
               for i in range(len(points) - 1)]
     slopes.append(slopes[-1] if last_slope is None else last_slope)
-    return (tuple(t - b * p for p, t, b in zip(points, times, slopes, strict=True)),
-            tuple(slopes))
+    return (tuple(round(t - b * p, FIXED_DIGITS)
+                  for p, t, b in zip(points, times, slopes, strict=True)), tuple(slopes))
 
 
 def gemm_segments(points: Sequence[float], efficiency: Sequence[float]

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from planner.inputs.perop import OP_LABELS, PerOpTable, PerOpTables, load_perop
+from planner.inputs.perop import FIXED_DIGITS, OP_LABELS, PerOpTable, PerOpTables, load_perop
 from planner.model.engines import ENGINES
 from planner.model.perop import ALLREDUCE_TP, ATTENTION_KINDS, FAMILIES, GEMM_KINDS, MOE_KINDS
 from planner.outputs.workbook import styles
@@ -141,7 +141,8 @@ def _segment_formulas(r: int, axis: int, first: int, n: int, fixed: Sequence[flo
     LibreOffice's threaded calculation has no circle to imagine): `time(figure, point)` is a
     point's time,
     `point(cell)` its position, `last(figure, previous slope)` the slope past the last point.
-    `guard` is the cell that is 0 in a row that was not measured (zeros everywhere)."""
+    `guard` is the cell that is 0 in a row that was not measured (zeros everywhere). The fixed
+    parts are rounded as ``planner.inputs.perop.segments`` rounds them."""
     cols = [get_column_letter(first + i) for i in range(n)]
     slope_cols = [get_column_letter(first + n + i) for i in range(n)]
     fixed_cells: list[Cell] = []
@@ -154,8 +155,9 @@ def _segment_formulas(r: int, axis: int, first: int, n: int, fixed: Sequence[flo
             b = f"MAX(0,({t2}-{t})/({at2}-{at}))"
         else:
             b = last(f"{c}{r}", f"{slope_cols[i - 1]}{r}")
-        fixed_cells.append(Formula(f"IF({guard}>0,{t}-{slope_cols[i]}{r}*{at},0)", fixed[i],
-                                   "0.000"))
+        fixed_cells.append(Formula(
+            f"IF({guard}>0,ROUND({t}-{slope_cols[i]}{r}*{at},{FIXED_DIGITS}),0)", fixed[i],
+            "0.000"))
         slope_cells.append(Formula(f"IF({guard}>0,{b},0)", slope[i], "0.000"))
     return fixed_cells, slope_cells
 
