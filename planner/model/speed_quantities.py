@@ -39,6 +39,13 @@ def _gemm_efficiency(tokens: Expr) -> Expr:
                      + tokens * Measured("gemm_slope", kind, tokens))
 
 
+def _moe_row(at8: int, at4: int, at2: int) -> Expr:
+    """The fused-MoE table's row for the GEMMs' precision (7 rows each: ``MOE_LAYOUTS``) and a
+    layout whose rows for 8, 4 and 2 GPUs are given (one GPU: the TP 1 row)."""
+    return (7 * INT(q("gemm_table_kind") / 2)
+            + IF(_tp >= 8, at8, IF(_tp >= 4, at4, IF(_tp >= 2, at2, 0))))
+
+
 def _moe_efficiency(kind: Expr) -> Expr:
     """The measured fused MoE's efficiency (table row `kind`) at the tokens each routed expert
     multiplies in a prefill, its time linear between the measured counts (as the GEMM's); the
@@ -162,14 +169,12 @@ SPEED_QUANTITIES: list[Quantity] = [
              "(active parameters / layers / TP / 4) holds at least 2^24 weights (the large "
              "N × K class)", kind="int"),
     Quantity("moe_table_kind", "Measured fused-MoE table row, experts sliced over TP", "row",
-             7 * INT(q("gemm_table_kind") / 2)
-             + IF(_tp >= 8, 3, IF(_tp >= 4, 2, IF(_tp >= 2, 1, 0))),
+             _moe_row(3, 2, 1),
              "the row of the GPU's measured fused-MoE table for experts sliced over the TP "
              "group: 7 rows a precision (BF16, FP8, FP4: the GEMMs'), of which TP 1, 2, 4, 8 "
              "first (TP 3 reads TP 2's)", kind="int"),
     Quantity("moe_table_kind_ep", "Measured fused-MoE table row, experts spread (EP)", "row",
-             7 * INT(q("gemm_table_kind") / 2)
-             + IF(_tp >= 8, 6, IF(_tp >= 4, 5, IF(_tp >= 2, 4, 0))),
+             _moe_row(6, 5, 4),
              "the row for routed experts spread whole over the TP group's GPUs (expert "
              "parallelism): EP 2, 4, 8 after the TP rows (one GPU: TP 1)", kind="int"),
     Quantity("bandwidth_efficiency_used", "Bandwidth efficiency used", "fraction",
