@@ -18,9 +18,10 @@ from openpyxl import load_workbook
 
 from planner.cli import cli
 from planner.inputs.perop import PEROP, load_perop, match
+from planner.inputs.scenario import Scenario
 from planner.model.quantities import ROW_BY_NAME
 from planner.outputs.workbook.layout import GridRowRenderer
-from planner.plan.calc import BlockEnv
+from planner.plan.calc import BlockEnv, evaluate
 from tests.conftest import run
 from tests.scripts import load_script
 
@@ -264,3 +265,81 @@ def test_every_grid_formula_is_short_without_a_build() -> None:
     long = {q.name: n for q in ROW_BY_NAME.values()
             if (n := len(q.expr.render(GridRowRenderer(99999))) + 1) > 500}
     assert long == {}
+
+
+# -- the fused MoE: a prefill's routed experts at the tokens each one multiplies -----------------
+
+def test_the_fused_moe_summary_by_hand() -> None:
+    """One expert shape (hidden 1,024, width 512, top 2 of 8 experts) at TP 1 on a GPU of 100
+    TFLOP/s: the efficiency at M tokens per expert is read at 4 M tokens, at the fastest kernel
+    and never slower than a larger count (the 64-token run, 0.011 ms, bounds the 32-token one);
+    a routing other than balanced and a layout nothing was measured in are left out."""
+    def row(n: int, ms: float, kernel: str = "a", distribution: str = "balanced",
+            tp: int = 1) -> dict[str, object]:
+        return {"moe_dtype": "bfloat16", "kernel_source": kernel, "num_tokens": n,
+                "hidden_size": 1024, "inter_size": 512, "topk": 2, "num_experts": 8,
+                "moe_tp_size": tp, "moe_ep_size": 1, "distribution": distribution,
+                "latency": ms}
+    rows = [row(n, ms) for n, ms in [(4, 0.010), (32, 0.012), (64, 0.011), (128, 0.020),
+                                     (512, 0.050), (2048, 0.150), (8192, 0.550), (32768, 2.1)]]
+    rows += [row(128, 0.018, kernel="b"), row(4, 0.001, distribution="power_law_1.01")]
+    found = _tool().moe_summary(rows, {"bf16_tflops": 100.0})
+    assert set(found) == {"bf16"} and set(found["bf16"]) == {"dtype", "kernels", "tp1"}
+    assert found["bf16"]["kernels"] == ["a", "b"]
+
+    def eff(tokens: int, ms: float) -> float:
+        return 2 * 3 * 1024 * 512 * 2 * tokens / (ms * 1e-3) / 100e12
+    expected = [eff(4, 0.010), eff(32, 0.011), eff(128, 0.018), eff(512, 0.050),
+                eff(2048, 0.150), eff(8192, 0.550), eff(32768, 2.1)]
+    assert found["bf16"]["tp1"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_a_prefill_runs_its_routed_experts_at_the_moe_table(shipped) -> None:
+    """DeepSeek-R1 FP8 at TP 8 on H200 with SGLang 0.5.14, an 8K prompt (7,372 tokens), by hand.
+
+    Each routed expert multiplies 7,372 × 8 / 256 = 230.4 tokens. The fused-MoE table (FP8
+    block-scale, experts sliced over 8 GPUs) measures 0.179 of the FP8 peak at 128 tokens an
+    expert and 0.1997 at 512; the time, in units of tokens ÷ efficiency, is linear between them,
+    0.1907 at 230.4. The routed experts' FLOPs, 2 × 653.9e9 × 8 / 256 per token, run at it; the
+    rest of the prefill at the dense GEMM's 0.5773. Under DP attention the experts are spread
+    whole over the 8 GPUs: the EP row, 0.133 and 0.1561."""
+    env = run(shipped, {"engine": "sglang"}, model="deepseek-r1", gpu="h200-sxm", weights="fp8",
+              kv="fp8", tp=8, context=8294, batch=4, prompt=7372, output=922)
+    moe = _table("h200-sxm", "sglang")["moe"]["fp8"]
+    assert (moe["tp8"][3], moe["tp8"][4], moe["ep8"][3], moe["ep8"][4]) == (
+        0.179, 0.1997, 0.133, 0.1561)
+
+    def at(low: float, high: float, tokens: float) -> float:
+        t128, t512 = 128 / low, 512 / high
+        return tokens / (t128 + (tokens - 128) * (t512 - t128) / (512 - 128))
+    tokens = 7372 * 8 / 256
+    assert env.value("prefill_expert_tokens") == pytest.approx(tokens)
+    assert env.value("prefill_expert_efficiency") == pytest.approx(at(0.179, 0.1997, tokens))
+    assert env.value("prefill_expert_efficiency") == pytest.approx(0.1907, abs=1e-4)
+    assert env.value("prefill_expert_efficiency_ep") == pytest.approx(at(0.133, 0.1561, tokens))
+    experts = 2 * 653_908_770_816 * 8 / 256 * 7372
+    assert env.value("prefill_expert_flops") == pytest.approx(experts)
+    rest = float(env.value("prefill_flops")) - experts
+    peak = 8 * 1979e12
+    assert env.value("compute_efficiency_used") == pytest.approx(0.5773)
+    assert env.value("prefill_gemm_seconds") == pytest.approx(
+        (rest / 0.5773 + experts / at(0.179, 0.1997, tokens)) / peak)
+
+    models, gpus = shipped
+    dp = evaluate(Scenario(model="deepseek-r1", gpu="h200-sxm", weights="fp8", kv="fp8", tp=8,
+                           context=8294, batch=4, prompt=7372, output=922), models, gpus,
+                  {"engine": "sglang"}, "dp-attention")
+    assert dp.value("layout_prefill_interleaved_seconds") == pytest.approx(
+        float(env.value("prefill_interleaved_seconds"))
+        - experts / peak * (1 / at(0.179, 0.1997, tokens) - 1 / at(0.133, 0.1561, tokens)))
+
+
+def test_a_dense_model_or_a_gpu_without_a_moe_table_keeps_one_efficiency(shipped) -> None:
+    dense = run(shipped, {"engine": "sglang"}, model="llama-3.1-70b", gpu="h200-sxm",
+                weights="fp8", kv="fp8", tp=8, context=8294, batch=4, prompt=7372, output=922)
+    assert dense.value("prefill_expert_flops") == 0
+    assert dense.value("prefill_gemm_seconds") == pytest.approx(
+        float(dense.value("prefill_flops")) / (8 * 1979e12 * 0.5773))
+    amd = run(shipped, {"engine": "sglang"}, model="deepseek-r1", gpu="mi300x", weights="fp8",
+              kv="fp8", tp=8, context=8294, batch=4, prompt=7372, output=922)
+    assert amd.value("prefill_expert_efficiency") == amd.value("compute_efficiency_used") == 0.35

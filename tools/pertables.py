@@ -18,6 +18,13 @@ does), it summarises:
   class's shapes, at most 1. A GEMM's time is first made the least over its shape's M and
   above (fewer rows never take longer: an engine could pad them), which takes out one-off slow
   paths such as vLLM's one-token FP8 GEMM on Blackwell.
+* Fused MoE (routed experts), for each precision, with the experts sliced over TP 1, 2, 4 or 8 GPUs
+  or spread whole over EP 2, 4 or 8: the achieved FLOP/s a GPU (2 · 3 · hidden · expert width ·
+  top-k · tokens ÷ (TP × EP) over the time) ÷ the catalog's peak, by tokens per routed expert
+  (tokens × top-k ÷ experts, at each M of the GEMMs' axis), the median over the expert shapes
+  measured with balanced routing, each shape's fastest kernel (`moe_table`). The planner runs a
+  prefill's routed-expert FLOPs at it (a layout with expert parallelism at the EP figures): an
+  expert multiplies only the tokens routed to it.
 * Decode attention: the bandwidth the KV-cache reads achieve ÷ the catalog's bandwidth, by
   batch, from the slope of time over context (least squares over the contexts of 1,024 tokens
   and more whose KV reaches 256 MiB, so neither the kernel's fixed time nor an L2-resident cache
@@ -59,6 +66,8 @@ from planner.model.perop import (  # noqa: E402
     ALLREDUCE_TP,
     ATTENTION_KINDS,
     GEMM_KINDS,
+    MOE_KINDS,
+    MOE_TP,
 )
 from tools.regenerate import write_or_check  # noqa: E402
 
@@ -84,6 +93,15 @@ MIN_CONTEXT = 1024  # contexts the attention slope is fitted over
 GQA_HEAD_DIM, GQA_KV_HEADS, GQA_MAX_GROUP = 128, (1, 2, 4, 8), 8
 MLA_LATENT, MLA_MAX_HEADS = 576, 64
 ROUND = 4  # significant digits kept
+# Fused MoE: the table's dtypes for each planner precision (the first measured; DeepSeek-,
+# Qwen3- and GLM-style FP8 checkpoints are 128 x 128 block-scaled), the TP sizes kept, and the
+# tokens per routed expert the efficiency is given at (the GEMMs' token counts).
+MOE_DTYPES = {"bf16": ("bfloat16",), "fp8": ("fp8_block", "fp8"), "fp4": ("nvfp4",)}
+MOE_TOKENS = GEMM_TOKENS
+# the expert layouts kept, by the name the catalog gives them: experts sliced over TP GPUs
+# (tp1-tp8) or spread whole over EP GPUs (ep2-ep8), as (moe_tp_size, moe_ep_size)
+MOE_LAYOUTS = {**{f"tp{tp}": (tp, 1) for tp in MOE_TP},
+               **{f"ep{ep}": (1, ep) for ep in (2, 4, 8)}}
 
 
 def _sig(x: float, digits: int = ROUND) -> float:
@@ -225,6 +243,73 @@ def gemm_table(path: Path, gpu: Mapping[str, float]) -> dict[str, Any]:
     return out
 
 
+# -- routed experts (fused MoE) -------------------------------------------------------------------
+
+def _interpolate(points: Sequence[tuple[float, float]], x: float) -> float | None:
+    """The time at x, linear between the measured (x, time) points; None outside them."""
+    for (x0, t0), (x1, t1) in zip(points, points[1:], strict=False):
+        if x0 <= x <= x1:
+            return t0 + (t1 - t0) * (x - x0) / (x1 - x0) if x1 > x0 else t0
+    return None
+
+
+def moe_table(path: Path, gpu: Mapping[str, float]) -> dict[str, Any]:
+    """Per precision and expert layout (sliced over TP 1-8 GPUs, or spread whole over EP 2-8), the
+    fused MoE layer's achieved FLOP/s a GPU (÷ TP × EP) ÷ the catalog's peak at each of MOE_TOKENS
+    tokens per routed expert (tokens × top-k ÷ experts): for every expert shape measured with
+    balanced routing in that layout, the fastest kernel's time at each token count, made the least
+    over that count and above (as the GEMMs'), read linearly at the token count that gives the
+    point; the median over the shapes that reach it, at most 1. A point no shape reaches keeps the
+    previous point's figure."""
+    data = read(path, ["moe_dtype", "kernel_source", "num_tokens", "hidden_size", "inter_size",
+                       "topk", "num_experts", "moe_tp_size", "moe_ep_size", "distribution",
+                       "latency"])
+    return moe_summary(list(_rows(data)), gpu)
+
+
+def moe_summary(measured: Sequence[Mapping[str, Any]], gpu: Mapping[str, float]
+                ) -> dict[str, Any]:
+    """`moe_table` over rows already read (latency in ms, as the package stores it)."""
+    rows = [r for r in measured if r["distribution"] == "balanced" and r["latency"] > 0
+            and (r["moe_tp_size"], r["moe_ep_size"]) in MOE_LAYOUTS.values()]
+    out: dict[str, Any] = {}
+    for precision, dtypes in MOE_DTYPES.items():
+        peak = gpu.get(PEAK_FIELD[precision], 0)
+        dtype = next((d for d in dtypes if any(r["moe_dtype"] == d for r in rows)), None)
+        if not peak or dtype is None:
+            continue
+        mine = [r for r in rows if r["moe_dtype"] == dtype]
+        entry: dict[str, Any] = {"dtype": dtype, "kernels": sorted({str(r["kernel_source"])
+                                                                    for r in mine})}
+        for layout, (tp, ep) in MOE_LAYOUTS.items():
+            times: dict[tuple[int, int, int, int], dict[int, float]] = defaultdict(dict)
+            for r in mine:
+                if r["moe_tp_size"] == tp and r["moe_ep_size"] == ep:
+                    shape = (r["hidden_size"], r["inter_size"], r["topk"], r["num_experts"])
+                    n = int(r["num_tokens"])
+                    times[shape][n] = min(times[shape].get(n, math.inf), r["latency"] * 1e-3)
+            effs: list[float] = []
+            for m in MOE_TOKENS:
+                found = []
+                for (hidden, inter, topk, experts), by_n in sorted(times.items()):
+                    best, points = math.inf, []
+                    for n in sorted(by_n, reverse=True):
+                        best = min(best, by_n[n])
+                        points.append((float(n), best))
+                    tokens = m * experts / topk
+                    t = _interpolate(points[::-1], tokens)
+                    if t:
+                        flops = 2 * 3 * hidden * inter * topk * tokens / (tp * ep)
+                        found.append(min(1.0, flops / t / (peak * 1e12)))
+                effs.append(_sig(statistics.median(found)) if found else (effs[-1] if effs
+                                                                          else 0.0))
+            if any(effs):  # a layout nothing was measured in is left out, not written as 0
+                entry[layout] = effs
+        if any(layout in entry for layout in MOE_LAYOUTS):
+            out[precision] = entry
+    return out
+
+
 # -- decode attention -----------------------------------------------------------------------------
 
 def _slope(points: Sequence[tuple[float, float]]) -> float:
@@ -358,6 +443,12 @@ def build(root: Path | None = None) -> dict[str, Any]:
                 entry["sources"]["mla"] = _source(root, *mla)
                 values, kernel = mla_table(mla[1], bandwidth)
                 entry["attention"]["mla"] = {"bandwidth": values, "kernel": kernel}
+            moe = op_file(root, system, "moe", engine, version, ["moe_perf.parquet"])
+            if moe is not None:
+                found = moe_table(moe[1], gpu)
+                if found:
+                    entry["sources"]["moe"] = _source(root, *moe)
+                    entry["moe"] = found
             ar = op_file(root, system, "comm", engine, version, ["custom_allreduce_perf.parquet"])
             if ar is not None:
                 entry["sources"]["allreduce"] = _source(root, *ar)
@@ -374,6 +465,7 @@ def build(root: Path | None = None) -> dict[str, Any]:
             "allreduce_bytes": list(ALLREDUCE_BYTES),
             "allreduce_bytes_from": [0, *ALLREDUCE_BYTES[1:]],
             "gemm_kinds": list(GEMM_KINDS),
+            "moe_kinds": list(MOE_KINDS),
             "attention_kinds": list(ATTENTION_KINDS),
             "allreduce_tp": list(ALLREDUCE_TP),
         },
@@ -391,8 +483,8 @@ def _log_midpoints(points: Sequence[int]) -> list[int]:
 
 
 HEADER = f"""\
-# Measured per-operation tables: what GEMMs, decode attention and all-reduces achieve on each GPU
-# under each engine, from NVIDIA's {PACKAGE} {VERSION} ({LICENSE}) parquet tables.
+# Measured per-operation tables: what GEMMs, fused MoE, decode attention and all-reduces achieve
+# on each GPU under each engine, from NVIDIA's {PACKAGE} {VERSION} ({LICENSE}) parquet tables.
 # Generated by tools/pertables.py; do not edit by hand (tests/test_perop.py reproduces it).
 # The planner reads it for bandwidth_efficiency, compute_efficiency and the all-reduce time
 # where a GPU x engine has a table (docs/engines.md, "Measured per-op tables").
@@ -404,6 +496,10 @@ HEADER = f"""\
 #                                       at each of axes.gemm_tokens (M); the planner interpolates
 #                                       the GEMM's time linearly in M between them (the segment
 #                                       a value falls in: axes.gemm_tokens_from)
+#   moe.<precision>.<tpN|epN>           fused MoE: achieved FLOP/s a GPU / the catalog's peak at
+#                                       each of axes.gemm_tokens tokens per routed expert, experts
+#                                       sliced over N GPUs (tpN) or spread whole (epN); the planner
+#                                       interpolates the time linearly
 #   attention.<gqa|mla>.bandwidth        KV bytes per context token / the slope of time over
 #                                        context / bandwidth_tb_s, at each of axes.attention_batch
 #                                        (nearest on a log scale: axes.attention_batch_from); 0:

@@ -18,18 +18,25 @@ import yaml
 
 from planner.inputs.catalog import PROJECT_ROOT
 from planner.model.expr import Value, XlError
-from planner.model.perop import ALLREDUCE_TP, ATTENTION_KINDS, FAMILIES, GEMM_KINDS
+from planner.model.perop import (
+    ALLREDUCE_TP,
+    ATTENTION_KINDS,
+    FAMILIES,
+    GEMM_KINDS,
+    MOE_KINDS,
+    MOE_LAYOUTS,
+)
 
 PEROP = PROJECT_ROOT / "catalogs" / "perop.yaml"
 NOT_AVAILABLE = XlError("#N/A")
 BAD_ROW = XlError("#REF!")
-OP_LABELS = {"gemm": "GEMM", "gqa": "decode attention", "mla": "MLA decode attention",
-             "allreduce": "all-reduce"}
+OP_LABELS = {"gemm": "GEMM", "moe": "fused MoE", "gqa": "decode attention",
+             "mla": "MLA decode attention", "allreduce": "all-reduce"}
 
 
 @dataclass(frozen=True)
 class Source:
-    op: str  # gemm, gqa, mla, allreduce
+    op: str  # gemm, moe, gqa, mla, allreduce
     path: str  # the parquet file inside the package
     version: str  # the engine version it was measured with
     sha256: str
@@ -47,6 +54,9 @@ class PerOpTable:
     gemm: tuple[tuple[float, ...], ...]  # per GEMM kind: bandwidth, efficiency at each M
     gemm_fixed: tuple[tuple[float, ...], ...]  # per kind and segment: M ÷ efficiency at M = 0
     gemm_slope: tuple[tuple[float, ...], ...]  # … and its growth per token (see segments)
+    moe: tuple[tuple[float, ...], ...]  # per MoE kind: measured (1/0), efficiency at each M
+    moe_fixed: tuple[tuple[float, ...], ...]  # per kind and segment, as the GEMM's
+    moe_slope: tuple[tuple[float, ...], ...]
     attention: tuple[tuple[float, ...], ...]  # per attention kind: efficiency at each batch
     allreduce: tuple[tuple[float, ...], ...]  # per TP: latency µs, µs at each size
     allreduce_fixed: tuple[tuple[float, ...], ...]  # per TP and segment: µs at 0 bytes
@@ -101,6 +111,13 @@ def match(key: Value, lower: Sequence[float]) -> int | XlError:
     return found or NOT_AVAILABLE
 
 
+# The fixed parts are rounded to 10^-9 of their unit (tokens ÷ efficiency, µs), as the Per-op
+# sheet's ROUND does: a segment through the origin (equal efficiencies at both ends, as where a
+# fused-MoE point keeps the previous one's) is then exactly 0 in Python and in every spreadsheet
+# engine, not ±1e-16 of floating-point cancellation that differs between them.
+FIXED_DIGITS = 9
+
+
 def segments(points: Sequence[float], times: Sequence[float], last_slope: float | None
              ) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """A time linear between measured points: for the segment from each point to the next,
@@ -109,8 +126,8 @@ def segments(points: Sequence[float], times: Sequence[float], last_slope: float 
     slopes = [max(0.0, (times[i + 1] - times[i]) / (points[i + 1] - points[i]))
               for i in range(len(points) - 1)]
     slopes.append(slopes[-1] if last_slope is None else last_slope)
-    return (tuple(t - b * p for p, t, b in zip(points, times, slopes, strict=True)),
-            tuple(slopes))
+    return (tuple(round(t - b * p, FIXED_DIGITS)
+                  for p, t, b in zip(points, times, slopes, strict=True)), tuple(slopes))
 
 
 def gemm_segments(points: Sequence[float], efficiency: Sequence[float]
@@ -150,6 +167,12 @@ def _table(entry: Mapping[str, Any], axes: Mapping[str, tuple[float, ...]]) -> P
              for p, v in gemm.items() for shape in ("small", "large")}
     gemm_rows = tuple(kinds.get(k, (0.0,) * (tokens + 1)) for k in GEMM_KINDS)
     gemm_parts = [gemm_segments(axes["gemm_tokens"], row[1:]) for row in gemm_rows]
+    moe = entry.get("moe") or {}
+    kernels |= {f"moe {p}": ", ".join(v["kernels"]) for p, v in moe.items()}
+    moe_kinds = {f"{p}_{layout}": (1.0,) + _floats(v[layout], tokens)
+                 for p, v in moe.items() for layout in MOE_LAYOUTS if layout in v}
+    moe_rows = tuple(moe_kinds.get(k, (0.0,) * (tokens + 1)) for k in MOE_KINDS)
+    moe_parts = [gemm_segments(axes["gemm_tokens"], row[1:]) for row in moe_rows]
     ar_rows = tuple(((float(allreduce[tp]["latency_us"]),) + _floats(allreduce[tp]["us"], sizes))
                     if tp in allreduce else (0.0,) * (sizes + 1) for tp in ALLREDUCE_TP)
     ar_parts = [allreduce_segments(axes["allreduce_bytes"], row[1:]) for row in ar_rows]
@@ -161,6 +184,8 @@ def _table(entry: Mapping[str, Any], axes: Mapping[str, tuple[float, ...]]) -> P
                       for op, s in entry["sources"].items()),
         gemm=gemm_rows,
         gemm_fixed=tuple(f for f, _ in gemm_parts), gemm_slope=tuple(b for _, b in gemm_parts),
+        moe=moe_rows,
+        moe_fixed=tuple(f for f, _ in moe_parts), moe_slope=tuple(b for _, b in moe_parts),
         attention=tuple(_floats(attention[k]["bandwidth"], batch) if k in attention
                         else (0.0,) * batch for k in ATTENTION_KINDS),
         allreduce=ar_rows,
@@ -204,8 +229,8 @@ def source_line(gpu: str, engine: str, tables: PerOpTables | None = None) -> str
                       for s in table.sources)
     return (f"Measured per-op tables: {tables.package} {tables.version} ({tables.license}), "
             f"{table.system} × {table.engine} {table.version}: {files}. bandwidth_efficiency "
-            "and compute_efficiency 'auto' and the all-reduce time are looked up in them "
-            "(catalogs/perop.yaml).")
+            "and compute_efficiency 'auto', the routed experts' prefill efficiency and the "
+            "all-reduce time are looked up in them (catalogs/perop.yaml).")
 
 
 def source_json(gpu: str, engine: str, tables: PerOpTables | None = None) -> dict[str, object]:

@@ -95,7 +95,7 @@ FLEET_QUANTITIES: list[Quantity] = [
     *STEP_QUANTITIES,
     Quantity("step_seconds_per_sequence", "Step time each sequence adds (shared part)", "s",
              q("allreduce_traffic_seconds_per_sequence")
-             + IF(DISAGG, 0, (q("prefill_interleaved_seconds")
+             + IF(DISAGG, 0, (q("layout_prefill_interleaved_seconds")
                               + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds"))) / _O)
              + q("step_seconds_per_running_sequence")
              + q("serving_attention_seconds_per_sequence") + q("layout_seconds_per_sequence"),
@@ -286,7 +286,8 @@ FLEET_QUANTITIES: list[Quantity] = [
              "owning on the same yearly basis as renting", display="usd"),
     Quantity("prefill_time_share", "Share of GPU time on prefill", "fraction",
              IF(DISAGG, q("prefill_replicas") / q("layout_serving_replicas"),
-                q("batch_chosen") / _O * q("prefill_interleaved_seconds") / q("tpot_seconds")),
+                q("batch_chosen") / _O * q("layout_prefill_interleaved_seconds")
+                / q("tpot_seconds")),
              "interleaved prefill time ÷ time per output token; disaggregated: prefill "
              "replicas ÷ serving replicas", display="ratio"),
     Quantity("average_requests_per_second", "Average request rate", "requests/s",

@@ -92,10 +92,10 @@ def _coride(waited: Expr) -> Expr:
     left = q("prefill_budget_left_tokens")
     t = waited + (q("prefill_chunks_per_prompt") - 1) * (
         q("prefill_step_at_load_seconds")
-        + q("prefill_interleaved_seconds") * q("speed_ratio_applied") * q("prefill_chunk_tokens")
-        / _P)
-    return IF(left > 0, q("prefill_interleaved_seconds") * q("speed_ratio_applied") * left / _P
-              * (1 - _exp(-q("arrivals_per_replica") * t * MIN(_P, left) / left)), 0)
+        + q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
+        * q("prefill_chunk_tokens") / _P)
+    return IF(left > 0, q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
+              * left / _P * (1 - _exp(-q("arrivals_per_replica") * t * MIN(_P, left) / left)), 0)
 
 
 def _tangent_coefficients(before: Expr | None, riding: bool) -> tuple[Expr, Expr, Expr]:
@@ -182,7 +182,7 @@ LATENCY_LIMITS: list[Quantity] = [
              _ceil(_P / q("prefill_chunk_tokens")),
              "prompt tokens / tokens per prefill step, rounded up", kind="int"),
     Quantity("prefill_chunk_seconds", "Prefill work in one prefill step", "s",
-             (q("prefill_interleaved_seconds") * MIN(_P, q("prefill_chunk_tokens")) / _P
+             (q("layout_prefill_interleaved_seconds") * MIN(_P, q("prefill_chunk_tokens")) / _P
               + IF(e("mixes_prefill"), 0, q("prefill_pass_fixed_seconds")))
              * q("speed_ratio_applied"),
              "one chunk's share of the prompt's prefill (× measured speed error); where the "
@@ -196,7 +196,7 @@ LATENCY_LIMITS: list[Quantity] = [
              "running sequence waits (prefill apart)",
              display="seconds"),
     Quantity("prefill_work_seconds", "Time a prompt takes from decoding", "s",
-             (q("prefill_interleaved_seconds")
+             (q("layout_prefill_interleaved_seconds")
               + IF(e("mixes_prefill"), 0,
                    q("prefill_chunks_per_prompt") * q("prefill_pass_fixed_seconds")))
              * q("speed_ratio_applied"),
@@ -211,11 +211,11 @@ LATENCY_LIMITS: list[Quantity] = [
              display="seconds"),
     Quantity("ttft_no_queue_seconds", "Time to first token with no queue", "s",
              q("prefill_chunks_per_prompt") * q("prefill_step_seconds")
-             + q("prefill_interleaved_seconds") * q("speed_ratio_applied"),
+             + q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied"),
              "prefill steps per prompt × the step each rides in + the prompt's prefill work, "
              "at the chosen batch", display="seconds"),
     Quantity("prefill_service_seconds", "GPU time a prompt's prefill occupies", "s",
-             q("prefill_interleaved_seconds") * q("speed_ratio_applied")
+             q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
              + q("prefill_step_seconds") * _P / q("prefill_chunk_tokens"),
              "the prompt's prefill work + its share of the steps that carry it (prompt / step "
              "budget × the step): the service time τ of the queue of waiting prompts, which "
@@ -289,19 +289,19 @@ LATENCY_LIMITS: list[Quantity] = [
              "behind it", kind="int"),
     Quantity("ttft_coride_cap_seconds", "Most prompt work riding in a prompt's last step",
              "s",
-             q("prefill_interleaved_seconds") * q("speed_ratio_applied")
+             q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
              * q("prefill_budget_left_tokens") / _P,
              "the prefill work of the budget a prompt's last step leaves: however many prompts "
              "arrive behind it, no more rides with it", display="seconds"),
     Quantity("ttft_coride_share", "Prefill work per unit of prefill load", "fraction",
-             q("prefill_interleaved_seconds") * q("speed_ratio_applied")
+             q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
              / q("prefill_service_seconds"),
              "prefill work / prefill service time: f, with λW = f ρ the share of time that "
              "prompts arriving behind one add to the step it completes in", display="ratio"),
     Quantity("ttft_before_last_step_seconds", "Time from arrival to a prompt's last step", "s",
              q("latency_percentile_used") * q("decode_step_no_prefill_seconds")
              + (q("prefill_chunks_per_prompt") - 1)
-             * (q("prefill_step_seconds") + q("prefill_interleaved_seconds")
+             * (q("prefill_step_seconds") + q("layout_prefill_interleaved_seconds")
                 * q("speed_ratio_applied") * q("prefill_chunk_tokens") / _P),
              "with no queue: the running step it arrives into (percentile × the decode step) + "
              "its full chunks before the last, each a step with a full budget of prompt: E, "
@@ -471,7 +471,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
     Quantity("prefill_gap_at_load_seconds", "Gap carrying prompts at the ITL percentile", "s",
              decode_step(q("running_sequences_at_percentile"))
              + IF(e("mixes_prefill"),
-                  q("prefill_interleaved_seconds") * q("speed_ratio_applied")
+                  q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
                   * MIN(q("prefill_chunk_tokens"), q("prompts_in_step_at_percentile") * _P) / _P,
                   q("prompts_in_step_at_percentile") * q("prefill_work_seconds")),
              "a decode step with the sequences decoding at the percentile + the prompt work of "
@@ -484,7 +484,7 @@ LATENCY_AT_LOAD: list[Quantity] = [
                 decode_step(q("running_sequences_at_percentile"))
                 + IF(q("prompt_gap_share") + q("short_chunk_gap_share")
                      >= 1 - q("latency_percentile_used"),
-                     q("prefill_interleaved_seconds") * q("speed_ratio_applied")
+                     q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
                      * (_P - (q("prefill_chunks_per_prompt") - 1) * q("prefill_chunk_tokens"))
                      / _P, 0)),
              "where at least 1 − percentile of gaps carry a full chunk, the gap carrying the "
@@ -500,11 +500,11 @@ LATENCY_AT_LOAD: list[Quantity] = [
     Quantity("ttft_no_queue_at_load_seconds", "Time to first token with no queue, at load",
              "s",
              q("prefill_chunks_per_prompt") * q("prefill_step_at_load_seconds")
-             + q("prefill_interleaved_seconds") * q("speed_ratio_applied"),
+             + q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied"),
              "prefill steps per prompt × the step each rides in + the prompt's prefill work",
              display="seconds"),
     Quantity("prefill_service_at_load_seconds", "Prefill service time τ, at load", "s",
-             q("prefill_interleaved_seconds") * q("speed_ratio_applied")
+             q("layout_prefill_interleaved_seconds") * q("speed_ratio_applied")
              + q("prefill_step_at_load_seconds") * _P / q("prefill_chunk_tokens"),
              "the prompt's prefill work + prompt / step budget × the step it rides in",
              display="seconds"),

@@ -73,6 +73,15 @@ STEP_QUANTITIES: list[Quantity] = [
              IF(DP, _tp, 1) * q("max_num_seqs_effective"),
              "max_num_seqs is per DP rank: × TP under DP attention", kind="int"),
     # -- expert parallelism and DP attention: the step -----------------------------------------
+    Quantity("layout_prefill_interleaved_seconds", "Prefill of one request in decode (layout)",
+             "s",
+             q("prefill_interleaved_seconds")
+             - IF(_ep, q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
+                  * (1 / q("prefill_expert_efficiency")
+                     - 1 / q("prefill_expert_efficiency_ep")), 0),
+             "prefill_interleaved_seconds; with the experts spread whole (expert parallelism, "
+             "DP attention) their FLOPs at the EP efficiency instead of the sliced one",
+             display="seconds"),
     Quantity("allreduce_share_removed", "Share of the all-reduces the layout removes",
              "fraction",
              IF(DP, 1 - (_layers - _moe) / (2 * _layers), IF(_ep, _moe / (2 * _layers), 0)),

@@ -7,11 +7,12 @@ Two leaves, each giving the Python value and the workbook formula from one defin
 
 * ``HasTable()``: whether the configuration's GPU and the selected engine have a table;
 * ``Measured(family, kind, key)``: a figure of that table (``FAMILIES``). ``kind`` (an
-  expression) picks the row within the GPU × engine's block (``GEMM_KINDS``, ``ATTENTION_KINDS``,
-  ``ALLREDUCE_TP``); ``key`` (an expression, or None for the row's first column: a GEMM's
-  bandwidth, an all-reduce's latency) is looked up in the family's axis with MATCH(key, axis,
-  1), the largest lower bound at or below it. A GEMM's and an all-reduce's time are linear
-  between measured points: a fixed part and a slope per segment.
+  expression) picks the row within the GPU × engine's block (``GEMM_KINDS``, ``MOE_KINDS``,
+  ``ATTENTION_KINDS``, ``ALLREDUCE_TP``); ``key`` (an expression, or None for the row's first
+  column: a GEMM's bandwidth, a fused MoE's measured flag, an all-reduce's latency) is looked
+  up in the family's axis with MATCH(key, axis, 1), the largest lower bound at or below it. A
+  GEMM's, a fused MoE's and an all-reduce's time are linear between measured points: a fixed
+  part and a slope per segment.
 
 In the workbook each family is one block of rows on the Per-op sheet, a GPU × engine's rows
 together, and ``gpu_perop_slot`` (a column beside the GPUs in catalog order) says which block
@@ -30,15 +31,23 @@ from planner.model.columns import Column, ColumnEnv, Same, classify, evaluate_co
 from planner.model.expr import Env, Expr, Func, Renderer, Value, XlError
 
 GEMM_KINDS = ("bf16_small", "bf16_large", "fp8_small", "fp8_large", "fp4_small", "fp4_large")
+MOE_TP = (1, 2, 4, 8)
+MOE_LAYOUTS = (*(f"tp{tp}" for tp in MOE_TP), "ep2", "ep4", "ep8")  # sliced, or spread whole
+MOE_KINDS = tuple(f"{p}_{layout}" for p in ("bf16", "fp8", "fp4") for layout in MOE_LAYOUTS)
 ATTENTION_KINDS = ("gqa", "mla")
 ALLREDUCE_TP = (2, 4, 8)
 # family -> (rows per GPU × engine, the axis its keys are looked up in, columns before the
-# axis's: a GEMM's bandwidth, an all-reduce's latency). A GEMM's time and an all-reduce's are
-# interpolated linearly between the measured points: ``*_fixed`` + key × ``*_slope`` on the
+# axis's: a GEMM's bandwidth, whether a fused MoE was measured (1) or not (0), an all-reduce's
+# latency). A fused MoE's efficiency is by tokens per routed expert, on the GEMMs' axis. A
+# GEMM's, a fused MoE's and an all-reduce's time are interpolated linearly between the measured
+# points: ``*_fixed`` + key × ``*_slope`` on the
 # segment the key falls in.
 FAMILIES = {"gemm": (len(GEMM_KINDS), "gemm_tokens", 1),
             "gemm_fixed": (len(GEMM_KINDS), "gemm_tokens", 0),
             "gemm_slope": (len(GEMM_KINDS), "gemm_tokens", 0),
+            "moe": (len(MOE_KINDS), "gemm_tokens", 1),
+            "moe_fixed": (len(MOE_KINDS), "gemm_tokens", 0),
+            "moe_slope": (len(MOE_KINDS), "gemm_tokens", 0),
             "attention": (len(ATTENTION_KINDS), "attention_batch", 0),
             "allreduce": (len(ALLREDUCE_TP), "allreduce_bytes", 1),
             "allreduce_fixed": (len(ALLREDUCE_TP), "allreduce_bytes", 0),

@@ -39,6 +39,27 @@ def _gemm_efficiency(tokens: Expr) -> Expr:
                      + tokens * Measured("gemm_slope", kind, tokens))
 
 
+def _moe_row(at8: int, at4: int, at2: int) -> Expr:
+    """The fused-MoE table's row for the GEMMs' precision (7 rows each: ``MOE_LAYOUTS``) and a
+    layout whose rows for 8, 4 and 2 GPUs are given (one GPU: the TP 1 row)."""
+    return (7 * INT(q("gemm_table_kind") / 2)
+            + IF(_tp >= 8, at8, IF(_tp >= 4, at4, IF(_tp >= 2, at2, 0))))
+
+
+def _moe_efficiency(kind: Expr) -> Expr:
+    """The measured fused MoE's efficiency (table row `kind`) at the tokens each routed expert
+    multiplies in a prefill, its time linear between the measured counts (as the GEMM's); the
+    compute efficiency used where compute_efficiency is set, the GPU and engine have no table
+    or the row was not measured."""
+    tokens = q("prefill_expert_tokens")
+    return IF(AND(_auto_compute, _measured, m("experts") > 0),
+              IF(Measured("moe", kind) > 0,
+                 tokens / (Measured("moe_fixed", kind, tokens)
+                           + tokens * Measured("moe_slope", kind, tokens)),
+                 q("compute_efficiency_used")),
+              q("compute_efficiency_used"))
+
+
 def gemm_efficiency_at(tokens: Expr) -> Expr:
     """The GEMM efficiency a decode step of `tokens` sequences runs at: with compute_efficiency
     'auto' and a measured per-op table, the table's at that many rows, else the compute
@@ -147,6 +168,15 @@ SPEED_QUANTITIES: list[Quantity] = [
              "(the precision the multiplies run in), + 1 when a layer's mean GEMM per GPU "
              "(active parameters / layers / TP / 4) holds at least 2^24 weights (the large "
              "N × K class)", kind="int"),
+    Quantity("moe_table_kind", "Measured fused-MoE table row, experts sliced over TP", "row",
+             _moe_row(3, 2, 1),
+             "the row of the GPU's measured fused-MoE table for experts sliced over the TP "
+             "group: 7 rows a precision (BF16, FP8, FP4: the GEMMs'), of which TP 1, 2, 4, 8 "
+             "first (TP 3 reads TP 2's)", kind="int"),
+    Quantity("moe_table_kind_ep", "Measured fused-MoE table row, experts spread (EP)", "row",
+             _moe_row(6, 5, 4),
+             "the row for routed experts spread whole over the TP group's GPUs (expert "
+             "parallelism): EP 2, 4, 8 after the TP rows (one GPU: TP 1)", kind="int"),
     Quantity("bandwidth_efficiency_used", "Bandwidth efficiency used", "fraction",
              IF(_auto_bandwidth,
                 IF(_measured, Measured("gemm", q("gemm_table_kind")),
@@ -377,9 +407,30 @@ SPEED_QUANTITIES: list[Quantity] = [
              "TP ≥ 2: 2 × layers × (latency + 2(TP−1)/TP × batch × hidden × activation bytes / "
              "scale-up bandwidth), or the measured all-reduce's time for that message where the "
              "GPU and engine have a table at this TP", display="seconds"),
+    Quantity("prefill_expert_tokens", "Tokens each routed expert multiplies in a prefill",
+             "tokens",
+             IF(m("experts") > 0, MAX(1, _p * m("num_experts_per_tok") / m("experts")), 0),
+             "prompt × experts a token is routed to / routed experts (0 for a dense model)"),
+    Quantity("prefill_expert_flops", "Routed-expert FLOPs of a prefill", "FLOP",
+             IF(m("experts") > 0, 2 * m("routed_expert_params") * m("num_experts_per_tok")
+                / m("experts") * _p, 0),
+             "2 × the routed-expert parameters a token uses × prompt (within prefill_flops)"),
+    Quantity("prefill_expert_efficiency", "Routed experts' efficiency in a prefill", "fraction",
+             _moe_efficiency(q("moe_table_kind")),
+             "with compute_efficiency 'auto' and a measured fused-MoE table for the GPU, engine, "
+             "precision and TP, the table's at the tokens each expert multiplies (an expert "
+             "sees only the tokens routed to it), else the compute efficiency used",
+             display="ratio"),
+    Quantity("prefill_expert_efficiency_ep", "Routed experts' prefill efficiency under EP",
+             "fraction", _moe_efficiency(q("moe_table_kind_ep")),
+             "as prefill_expert_efficiency, with the experts spread whole over the GPUs (the "
+             "layouts with expert parallelism)", display="ratio"),
     Quantity("prefill_gemm_seconds", "Prefill GEMM compute per request", "s",
-             q("prefill_flops") / (_tp * q("peak_flops_per_gpu") * q("compute_efficiency_used")),
-             "prefill FLOPs / replica FLOP/s", display="seconds"),
+             ((q("prefill_flops") - q("prefill_expert_flops")) / q("compute_efficiency_used")
+              + q("prefill_expert_flops") / q("prefill_expert_efficiency"))
+             / (_tp * q("peak_flops_per_gpu")),
+             "(prefill FLOPs but the routed experts' / compute efficiency + the routed experts' "
+             "/ their efficiency) / replica peak FLOP/s", display="seconds"),
     Quantity("prefill_compute_seconds", "Prefill compute per request", "s",
              q("prefill_gemm_seconds") + allreduce_seconds(_p),
              "prefill FLOPs / replica FLOP/s + its all-reduces (prompt × hidden activations)",

@@ -22,7 +22,7 @@ Step times come from the same quantities as the closed forms, × ``speed_ratio_a
   the serving layout changes (``planner.model.layouts``: expert parallelism's all-to-all, DP
   attention's own KV reads and the sequences beyond a TP group's caps); at n =
   ``batch_chosen`` it is ``decode_step_no_prefill_seconds``;
-- x prompt tokens: ``prefill_interleaved_seconds`` × x / prompt tokens;
+- x prompt tokens: ``layout_prefill_interleaved_seconds`` × x / prompt tokens;
 - a pass with no sequence decoding (a prefill pass of its own, or a mixed step while nothing
   decodes) pays ``prefill_pass_fixed_seconds`` (the fixed step time and a read of the weights)
   in place of the decode step.
@@ -282,7 +282,7 @@ def step_times(env: FleetEnv) -> StepTimes:
 
     return StepTimes(
         decode_seconds=decode_seconds,
-        prefill_seconds_per_token=_number(env, "prefill_interleaved_seconds") * ratio / p,
+        prefill_seconds_per_token=_number(env, "layout_prefill_interleaved_seconds") * ratio / p,
         pass_fixed_seconds=_number(env, "prefill_pass_fixed_seconds") * ratio,
         mixes_prefill=bool(ENGINES[str(env.assumptions["engine"])].mixes_prefill),
         chunk_tokens=int(_number(env, "prefill_chunk_tokens")),

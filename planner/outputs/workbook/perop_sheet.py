@@ -4,7 +4,9 @@ plan's GPUs, as inputs the speed quantities look up by formula (``planner.model.
 A column beside the plan's GPUs, in the GPUs sheet's order, says which block of rows holds the
 selected engine's figures for each (``gpu_perop_slot``: 0 where there is none, and the catalog's
 efficiencies apply); three blocks hold the figures: GEMM (``perop_gemm``: bandwidth, then the
-efficiency at each measured token count, a row per precision and shape class), decode attention
+efficiency at each measured token count, a row per precision and shape class), fused MoE
+(``perop_moe``: measured or not, then the efficiency at each number of tokens per routed expert, a
+row per precision and TP), decode attention
 (``perop_attention``: a row for GQA and MLA) and all-reduce (``perop_allreduce``: latency, then
 µs at each measured message size, a row per TP). A GEMM's and an all-reduce's time are linear
 between the measured points: each row's fixed part and slope per segment are formulas over its
@@ -19,9 +21,9 @@ from collections.abc import Callable, Sequence
 
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from planner.inputs.perop import OP_LABELS, PerOpTable, PerOpTables, load_perop
+from planner.inputs.perop import FIXED_DIGITS, OP_LABELS, PerOpTable, PerOpTables, load_perop
 from planner.model.engines import ENGINES
-from planner.model.perop import ALLREDUCE_TP, ATTENTION_KINDS, FAMILIES, GEMM_KINDS
+from planner.model.perop import ALLREDUCE_TP, ATTENTION_KINDS, FAMILIES, GEMM_KINDS, MOE_KINDS
 from planner.outputs.workbook import styles
 from planner.outputs.workbook.catalog_sheets import Namer
 from planner.outputs.workbook.cells import Cell, Formula, Input, SheetWriter, Styled
@@ -74,8 +76,8 @@ def write_perop(w: SheetWriter, plan: Plan, name: Namer) -> None:
                   len(tables.axes.get("attention_batch", ())))
     w.widths([14, 16, 12, 14, 12] + [14.0] * numeric + [30, 60, 66])  # 268,435,456 B fits
     styles.print_setup(w.ws)
-    w.append([Styled("Measured per-op tables: what GEMMs, decode attention and all-reduces "
-                     "achieve on each GPU under each engine", styles.TITLE)])
+    w.append([Styled("Measured per-op tables: what GEMMs, fused MoE, decode attention and "
+                     "all-reduces achieve on each GPU under each engine", styles.TITLE)])
     w.append([Styled(f"From {tables.package} {tables.version} ({tables.license}), NVIDIA's "
                      "measured per-operation tables, summarised by tools/pertables.py into "
                      "catalogs/perop.yaml. Inputs, not judges: docs/accuracy.md compares the "
@@ -88,7 +90,9 @@ def write_perop(w: SheetWriter, plan: Plan, name: Namer) -> None:
     w.append([])
     _gpu_block(w, plan, slot, engine, name)
     w.append([])
-    _gemm_block(w, tables, blocks, name)
+    axis = _gemm_block(w, tables, blocks, name)
+    w.append([])
+    _moe_block(w, tables, blocks, axis, name)
     w.append([])
     _attention_block(w, tables, blocks, name)
     w.append([])
@@ -137,7 +141,8 @@ def _segment_formulas(r: int, axis: int, first: int, n: int, fixed: Sequence[flo
     LibreOffice's threaded calculation has no circle to imagine): `time(figure, point)` is a
     point's time,
     `point(cell)` its position, `last(figure, previous slope)` the slope past the last point.
-    `guard` is the cell that is 0 in a row that was not measured (zeros everywhere)."""
+    `guard` is the cell that is 0 in a row that was not measured (zeros everywhere). The fixed
+    parts are rounded as ``planner.inputs.perop.segments`` rounds them."""
     cols = [get_column_letter(first + i) for i in range(n)]
     slope_cols = [get_column_letter(first + n + i) for i in range(n)]
     fixed_cells: list[Cell] = []
@@ -150,14 +155,44 @@ def _segment_formulas(r: int, axis: int, first: int, n: int, fixed: Sequence[flo
             b = f"MAX(0,({t2}-{t})/({at2}-{at}))"
         else:
             b = last(f"{c}{r}", f"{slope_cols[i - 1]}{r}")
-        fixed_cells.append(Formula(f"IF({guard}>0,{t}-{slope_cols[i]}{r}*{at},0)", fixed[i],
-                                   "0.000"))
+        fixed_cells.append(Formula(
+            f"IF({guard}>0,ROUND({t}-{slope_cols[i]}{r}*{at},{FIXED_DIGITS}),0)", fixed[i],
+            "0.000"))
         slope_cells.append(Formula(f"IF({guard}>0,{b},0)", slope[i], "0.000"))
     return fixed_cells, slope_cells
 
 
-def _gemm_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable],
+def _curve_rows(w: SheetWriter, blocks: Sequence[PerOpTable], family: str,
+                kinds: Sequence[str], axis: int, n: int, lead_format: str, guard: str,
                 name: Namer) -> None:
+    """A family whose time in units of tokens ÷ efficiency is linear between the measured
+    token counts (GEMM, fused MoE): per GPU × engine and kind, the lead figure (in column F),
+    the efficiencies, their slopes and fixed parts as formulas, the kernel and the source; then
+    the block's names. `guard` is the column that is 0 in a row not measured."""
+    table = {"gemm": lambda t: (t.gemm, t.gemm_fixed, t.gemm_slope),
+             "moe": lambda t: (t.moe, t.moe_fixed, t.moe_slope)}[family]
+    first = w.row + 1
+    for k, t in enumerate(blocks, start=1):
+        figures, fixed_parts, slopes = table(t)
+        for i, kind in enumerate(kinds):
+            r = w.row + 1
+            fixed, slope = _segment_formulas(
+                r, axis, 7, n, fixed_parts[i], slopes[i], time=lambda v, p: f"{p}/{v}",
+                point=lambda p: p, last=lambda v, _: f"1/{v}", guard=f"${guard}{r}")
+            kernel = t.kernels.get(f"{family} {kind.split('_')[0]}", "not measured")
+            w.append([Styled(k), Styled(t.gpu), Styled(t.engine), Styled(t.version),
+                      Styled(kind), Input(figures[i][0], lead_format),
+                      *(Input(x, RATIO) for x in figures[i][1:]), *slope, *fixed,
+                      Styled(kernel), *_source(t, family)])
+    _placeholder(w, blocks, FAMILIES[family][0], 1 + 3 * n)
+    name(f"perop_{family}", _block_range(6, 6 + n, first, w.row))
+    name(f"perop_{family}_slope", _block_range(7 + n, 6 + 2 * n, first, w.row))
+    name(f"perop_{family}_fixed", _block_range(7 + 2 * n, 6 + 3 * n, first, w.row))
+
+
+def _gemm_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable],
+                name: Namer) -> int:
+    """The GEMM rows; returns the row of their token axis (the fused MoE's too)."""
     tokens = tables.axes.get("gemm_tokens", ())
     n = len(tokens)
     w.append([Styled("GEMM: bandwidth one-token GEMMs stream weights at, and achieved FLOP/s "
@@ -171,21 +206,25 @@ def _gemm_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable
                *(f"From M = {t:,.0f}: time per token [÷ efficiency]" for t in tokens),
                *(f"From M = {t:,.0f}: time at 0 [tokens ÷ efficiency]" for t in tokens),
                "Kernel", "Source (package file, engine version)", "sha256"]])
-    first = w.row + 1
-    for k, t in enumerate(blocks, start=1):
-        for i, kind in enumerate(GEMM_KINDS):
-            r = w.row + 1
-            fixed, slope = _segment_formulas(
-                r, axis, 7, n, t.gemm_fixed[i], t.gemm_slope[i], time=lambda v, p: f"{p}/{v}",
-                point=lambda p: p, last=lambda v, _: f"1/{v}", guard=f"$G{r}")
-            kernel = t.kernels.get(f"gemm {kind.split('_')[0]}", "not measured")
-            w.append([Styled(k), Styled(t.gpu), Styled(t.engine), Styled(t.version),
-                      Styled(kind), *(Input(x, RATIO) for x in t.gemm[i]), *slope, *fixed,
-                      Styled(kernel), *_source(t, "gemm")])
-    _placeholder(w, blocks, FAMILIES["gemm"][0], 1 + 3 * n)
-    name("perop_gemm", _block_range(6, 6 + n, first, w.row))
-    name("perop_gemm_slope", _block_range(7 + n, 6 + 2 * n, first, w.row))
-    name("perop_gemm_fixed", _block_range(7 + 2 * n, 6 + 3 * n, first, w.row))
+    _curve_rows(w, blocks, "gemm", GEMM_KINDS, axis, n, RATIO, "G", name)
+    return axis
+
+
+def _moe_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable], axis: int,
+               name: Namer) -> None:
+    """The fused MoE rows, on the GEMMs' token axis (tokens per routed expert)."""
+    tokens = tables.axes.get("gemm_tokens", ())
+    w.append([Styled("Fused MoE (routed experts, sliced over TP GPUs or spread whole over EP): "
+                     "achieved FLOP/s ÷ the GPUs sheet's peak by tokens per routed expert (the "
+                     "GEMMs' M axis above); a prefill's routed-expert FLOPs run at it",
+                     styles.TITLE)])
+    w.append([Styled(h, styles.HEADER) for h in
+              [*LEAD, "Measured [1/0]",
+               *(f"Efficiency at {t:,.0f} tokens an expert" for t in tokens),
+               *(f"From {t:,.0f}: time per token [÷ efficiency]" for t in tokens),
+               *(f"From {t:,.0f}: time at 0 [tokens ÷ efficiency]" for t in tokens),
+               "Kernels", "Source (package file, engine version)", "sha256"]])
+    _curve_rows(w, blocks, "moe", MOE_KINDS, axis, len(tokens), "0", "F", name)
 
 
 def _attention_block(w: SheetWriter, tables: PerOpTables, blocks: Sequence[PerOpTable],
