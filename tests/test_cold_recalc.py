@@ -58,10 +58,13 @@ def same_sheet_cells(text: str) -> list[tuple[int, int]]:
 def error_cells(path: Path) -> list[str]:
     wb = load_workbook(path, read_only=True, data_only=True)
     out = []
-    for ws in wb.worksheets:
-        for r, row in enumerate(ws.iter_rows(values_only=True), start=1):
-            out += [f"{ws.title}!{c}{r}={v}" for c, v in enumerate(row, start=1)
-                    if isinstance(v, str) and ERROR.fullmatch(v)]
+    try:
+        for ws in wb.worksheets:
+            for r, row in enumerate(ws.iter_rows(values_only=True), start=1):
+                out += [f"{ws.title}!{c}{r}={v}" for c, v in enumerate(row, start=1)
+                        if isinstance(v, str) and ERROR.fullmatch(v)]
+    finally:
+        wb.close()  # a read-only workbook holds its file open until closed
     return out
 
 
@@ -76,9 +79,18 @@ def compare_sheets(expected: Path, actual: Path, sheets: tuple[str, ...],
     """Formula cells of `sheets` whose values differ between two workbooks, but those in
     `skip` ('Sheet!A1'); also a formula cell of one that is not a formula cell of the other."""
     wanted = {(s, f"{c}{r}") for s, c, r, _ in formulas(expected) if s in sheets}
-    bad = []
     exp = load_workbook(expected, read_only=True, data_only=True)
     act = load_workbook(actual, read_only=True, data_only=True)
+    try:
+        return _differing(exp, act, sheets, wanted, skip)
+    finally:
+        exp.close()
+        act.close()
+
+
+def _differing(exp, act, sheets: tuple[str, ...], wanted: set[tuple[str, str]],  # type: ignore[no-untyped-def]
+               skip: frozenset[str]) -> list[str]:
+    bad = []
     for sheet in sheets:
         rows_e = exp[sheet].iter_rows()
         rows_a = act[sheet].iter_rows()
@@ -180,7 +192,10 @@ def edited(request, default_workbook: Path, tmp_path_factory) -> tuple[Path, Pat
     folder = tmp_path_factory.mktemp(request.param.replace(" ", "-"))
     wb = load_workbook(default_workbook)
     values = load_workbook(default_workbook, read_only=True, data_only=True)
-    rebuild = EDITS[request.param](wb, folder, values)
+    try:
+        rebuild = EDITS[request.param](wb, folder, values)
+    finally:
+        values.close()
     edited = folder / "edited" / WORKBOOK_NAME
     edited.parent.mkdir()
     wb.save(edited)
@@ -192,9 +207,12 @@ def edited(request, default_workbook: Path, tmp_path_factory) -> tuple[Path, Pat
 
 
 def _sheet_cells(path: Path, sheet: str) -> dict[str, object]:
-    ws = load_workbook(path, read_only=True, data_only=True)[sheet]
-    return {c.coordinate: c.value for row in ws.iter_rows() for c in row
-            if getattr(c, "coordinate", None)}
+    wb = load_workbook(path, read_only=True, data_only=True)
+    try:
+        return {c.coordinate: c.value for row in wb[sheet].iter_rows() for c in row
+                if getattr(c, "coordinate", None)}
+    finally:
+        wb.close()  # a read-only workbook holds its file open until closed
 
 
 def _labelled(cells: dict[str, object], key: str, column: str = "C") -> str:

@@ -182,6 +182,12 @@ def test_calc_quotes_the_tables_source_on_a_line_of_its_own() -> None:
     assert "aiconfigurator-core 0.12.0" in line and "h100_sxm × vllm 0.24.0" in line
     assert "h100_sxm/gemm/vllm/0.24.0/gemm_perf.parquet" in line
     assert t["sources"]["gemm"]["sha256"][:12] in line
+    assert "h100_sxm/moe/vllm/0.24.0/moe_perf.parquet" in line
+    assert "the routed experts' prefill efficiency" in line
+    # vLLM 0.14 on A100 has no fused-MoE measurement: the line does not claim one
+    a100 = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm"])
+    line = next(x for x in a100.output.splitlines() if x.startswith("Measured per-op tables"))
+    assert "a100_sxm × vllm" in line and "routed experts" not in line
     amd = CliRunner().invoke(cli, ["calc", "--model", "llama-3.1-8b", "--gpu", "mi300x"])
     line = next(x for x in amd.output.splitlines() if x.startswith("Measured per-op tables"))
     assert line.startswith("Measured per-op tables: none") and "GPU catalog" in line

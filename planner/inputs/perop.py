@@ -227,10 +227,12 @@ def source_line(gpu: str, engine: str, tables: PerOpTables | None = None) -> str
                 "allreduce_latency_us and scale_up_gb_s.")
     files = "; ".join(f"{OP_LABELS[s.op]} {_short(s.path)} (sha256 {s.sha256[:12]}…)"
                       for s in table.sources)
+    experts = (", the routed experts' prefill efficiency" if any(s.op == "moe"
+                                                                for s in table.sources) else "")
     return (f"Measured per-op tables: {tables.package} {tables.version} ({tables.license}), "
             f"{table.system} × {table.engine} {table.version}: {files}. bandwidth_efficiency "
-            "and compute_efficiency 'auto', the routed experts' prefill efficiency and the "
-            "all-reduce time are looked up in them (catalogs/perop.yaml).")
+            f"and compute_efficiency 'auto'{experts} and the all-reduce time are looked up in "
+            "them (catalogs/perop.yaml).")
 
 
 def source_json(gpu: str, engine: str, tables: PerOpTables | None = None) -> dict[str, object]:
