@@ -51,7 +51,8 @@ BUILT, HELD_OUT = "used to build", "held out"
 # judge them (issue 27, item 5). A data file is one or the other as a whole:
 # - engine-points.yaml designed the engine model (memory policy, runtime share, speed);
 # - extra-points.yaml calibrated it further (its startup logs chose the sampler, NVLS and MoE
-#   terms of issue 27; its throughput runs the kernel floor and per-sequence time);
+#   terms of issue 27; its throughput runs the kernel floor and per-sequence time, and its
+#   TensorRT-LLM Qwen3-235B max-load runs showed the prompts a serving step batches);
 # - throughput-points.yaml was gathered after the speed model of issue 8 was built, but SGLang's
 #   separate prefill, the kernel counts, issue 27's CDNA attention occupancy and its eager
 #   prefill launches were then chosen looking at it, so it no longer judges them;
