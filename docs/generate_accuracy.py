@@ -51,7 +51,8 @@ BUILT, HELD_OUT = "used to build", "held out"
 # judge them (issue 27, item 5). A data file is one or the other as a whole:
 # - engine-points.yaml designed the engine model (memory policy, runtime share, speed);
 # - extra-points.yaml calibrated it further (its startup logs chose the sampler, NVLS and MoE
-#   terms of issue 27; its throughput runs the kernel floor and per-sequence time);
+#   terms of issue 27; its throughput runs the kernel floor and per-sequence time, and its
+#   TensorRT-LLM Qwen3-235B max-load runs showed the prompts a serving step batches);
 # - throughput-points.yaml was gathered after the speed model of issue 8 was built, but SGLang's
 #   separate prefill, the kernel counts, issue 27's CDNA attention occupancy and its eager
 #   prefill launches were then chosen looking at it, so it no longer judges them;
@@ -544,13 +545,27 @@ class ThroughputRow:
     as_ran_batch: int | None = None  # the batch that layout holds
 
     @property
-    def ratio(self) -> float | None:
+    def tp_ratio(self) -> float | None:
+        """Planner ÷ published with the run evaluated as one TP group."""
         return None if self.planner is None else self.planner / self.run.published
 
     @property
     def as_ran_ratio(self) -> float:
         """Planner ÷ published, evaluated in the layout the source ran (0 where none)."""
         return (self.as_ran or 0.0) / self.run.published
+
+    @property
+    def ratio(self) -> float | None:
+        """Planner ÷ published, like for like: in the layout the source ran where it names one
+        (expert parallelism, DP attention: `planner calc --layout`), else as one TP group."""
+        return self.as_ran_ratio if self.as_ran is not None else self.tp_ratio
+
+    @property
+    def command(self) -> str:
+        """The `planner calc` command the ratio is the planner's answer to."""
+        assert self.settings is not None
+        layout = f" --layout {self.run.entry['layout']}" if self.as_ran is not None else ""
+        return self.settings.command() + layout
 
     @property
     def tpot_ratio(self) -> float | None:
@@ -601,29 +616,30 @@ def throughput_row(run: Run, models: Catalog, gpus: Catalog) -> ThroughputRow:
         ran = evaluate(scenario, models, gpus, row.settings.overrides, str(layout))
         row.as_ran = _number(ran, "layout_output_tokens_per_second")
         row.as_ran_batch = int(_number(ran, "batch_chosen"))
+        row.planner_tpot_ms = _number(ran, "layout_tpot_seconds") * 1000
     return row
 
 
 def layout_section(rows: list[ThroughputRow]) -> list[str]:
     """The runs a source served in a layout beyond one TP group (the entry's `layout`, with
-    `layout_why`), compared as one TP group, as every total counts them, and as they ran:
-    `planner calc --layout`, the Fleet's layout quantities (docs/layouts.md)."""
-    ran = [r for r in rows if r.as_ran is not None and r.ratio is not None]
+    `layout_why`), compared as they ran, as every total counts them (`planner calc --layout`,
+    the Fleet's layout quantities, docs/layouts.md), and as one TP group."""
+    ran = [r for r in rows if r.as_ran is not None and r.tp_ratio is not None]
     if not ran:
         return []
-    as_tp = [r.ratio or 0.0 for r in ran]
+    as_tp = [r.tp_ratio or 0.0 for r in ran]
     as_ran = [r.as_ran_ratio for r in ran]
     lines = ["### Runs served in another layout", "",
-             "Every total above compares these runs as one TP group. Their sources ran them with "
-             "expert parallelism and DP attention (each entry's `layout_why`); `planner calc "
-             "--layout` evaluates them that way, with the layout quantities the Fleet sizes "
-             "with:", "",
+             "Their sources ran these with expert parallelism and DP attention (each entry's "
+             "`layout_why`). Every total above compares them as they ran, like with like: "
+             "`planner calc --layout`, with the layout quantities the Fleet sizes with. As one "
+             "TP group, the answer to a different configuration, they read:", "",
              f"- As one TP group: within ±25% {_share(_within(as_tp), len(ran))}, median ratio "
              f"{statistics.median(as_tp):.2f}.",
              f"- As they ran: within ±25% {_share(_within(as_ran), len(ran))}, median ratio "
              f"{statistics.median(as_ran):.2f}.", ""]
     table = [[_link(r.run.entry), r.run.case, str(r.run.entry["layout"]),
-              f"{r.run.published:,.0f}", f"{r.serving_batch:,}", f"{r.ratio:.2f}",
+              f"{r.run.published:,.0f}", f"{r.serving_batch:,}", f"{r.tp_ratio:.2f}",
               f"{r.as_ran_batch:,}", f"{r.as_ran_ratio:.2f}"]
              for r in ran]
     return lines + _table(["Run", "Case", "Layout", "Published out tok/s", "Batch as TP",
@@ -889,9 +905,10 @@ def throughput_section(entries: list[Point], models: Catalog, gpus: Catalog) -> 
         table.append([
             _link(r.run.entry), role_of(r.run.entry), r.run.case, r.run.engine, s.gpu, s.model,
             str(s.tp), s.weights,
-            str(s.prompt), str(s.output), r.run.kind, f"`{r.settings.command()}`",
+            str(s.prompt), str(s.output), r.run.kind, f"`{r.command}`",
             f"{r.run.published:,.0f}" + ("" if r.run.basis == "output" else " †"),
-            f"{r.planner:,.0f}", str(r.serving_batch), f"{r.ratio:.2f}",
+            f"{r.as_ran or r.planner or 0:,.0f}", str(r.as_ran_batch or r.serving_batch),
+            f"{r.ratio:.2f}",
             "—" if r.tpot_ratio is None else
             f"{r.run.tpot_ms:.2f} / {r.planner_tpot_ms:.2f}"])
     lines += _table(["Run", "Evidence", "Case", "Engine", "GPU", "Model", "TP", "Weights", "ISL",
@@ -983,7 +1000,11 @@ chosen to move it; the serving figures below judge the planner with them in plac
   total and reported apart. Poisson request-rate runs use the mean concurrency by
   Little's law (output tokens/s / mean OSL × (mean TTFT + mean TPOT × (OSL − 1))). The planner's
   `serving_output_tokens_per_second` is compared with the published output tokens/s; ratio =
-  planner / published. A warm-up is not a steady state either: a run at concurrency 1 whose
+  planner / published. A run its source served with expert parallelism or DP attention (the
+  entry's `layout`, with `layout_why`) is compared as it ran, like with like: `planner calc
+  --layout`, its `layout_output_tokens_per_second` (the section "Runs served in another layout"
+  gives the same runs as one TP group, the answer to a different configuration). A warm-up is
+  not a steady state either: a run at concurrency 1 whose
   mean time to first token is longer than its mean decoding (TPOT × (OSL − 1)). With no queue
   the first token waits only for its prompt's prefill, which runs far faster per token than
   decoding, so the wait is start-up work inside the measured window (a 10-prompt run whose
@@ -1102,7 +1123,7 @@ def layouts_as_ran(compared: list[ThroughputRow]) -> dict[str, object]:
                           if r.as_ran is not None}):
         ran = [r for r in compared if r.as_ran is not None and r.run.entry["layout"] == layout]
         found[layout] = {**_ratio_summary([r.as_ran_ratio for r in ran]),
-                         "as_one_tp_group": _ratio_summary([r.ratio or 0.0 for r in ran]),
+                         "as_one_tp_group": _ratio_summary([r.tp_ratio or 0.0 for r in ran]),
                          "engines": sorted({r.run.engine for r in ran}),
                          "models": sorted({r.settings.scenario.model for r in ran
                                            if r.settings is not None})}

@@ -369,3 +369,27 @@ def test_the_ttft_sentence_reads_the_summary() -> None:
         "runs with SGLang) later than the planner's prefill: read time to first token, and "
         "fleets sized against a TTFT target, as a lower bound (docs/accuracy.md).")
     assert ttft_sentence({"ttft_no_queue": None}) == ""
+
+
+def test_a_run_served_with_dp_attention_is_judged_as_it_ran(
+        gen: ModuleType, throughput: list[Any], catalogs: tuple[Catalog, Catalog]) -> None:
+    """TensorRT-LLM's Qwen3-235B max-load run on 8 x H200 (1,000/1,000) was served with DP
+    attention and expert parallelism: its ratio, the one every total counts, is `planner calc
+    --layout dp-attention`'s layout_output_tokens_per_second over the published 23,789 tokens/s;
+    as one TP group it is kept apart. A run its source served as one TP group keeps that."""
+    from planner.plan.calc import evaluate
+
+    row = next(r for r in throughput
+               if r.run.entry["id"] == "trtllm-perf-overview-qwen3-235b-a22b"
+               and "H200" in r.run.gpu and (r.run.isl, r.run.osl) == (1000, 1000))
+    assert row.run.entry["layout"] == "dp-attention" and row.run.published == 23789
+    ran = evaluate(row.settings.scenario, *catalogs, row.settings.overrides, "dp-attention")
+    as_ran = float(ran.value("layout_output_tokens_per_second"))
+    assert row.ratio == pytest.approx(as_ran / 23789)
+    assert row.tp_ratio == pytest.approx(row.planner / 23789) != row.ratio
+    assert row.command.endswith(" --layout dp-attention")
+    assert row.planner_tpot_ms == pytest.approx(float(ran.value("layout_tpot_seconds")) * 1000)
+    steady = gen.steady_rows([r for r in throughput if r.ratio is not None])
+    assert row in steady and row.ratio in gen.steady_ratios(steady)
+    one = next(r for r in throughput if r.ratio is not None and r.as_ran is None)
+    assert one.ratio == one.tp_ratio and " --layout" not in one.command

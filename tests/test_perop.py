@@ -349,3 +349,78 @@ def test_a_dense_model_or_a_gpu_without_a_moe_table_keeps_one_efficiency(shipped
     amd = run(shipped, {"engine": "sglang"}, model="deepseek-r1", gpu="mi300x", weights="fp8",
               kv="fp8", tp=8, context=8294, batch=4, prompt=7372, output=922)
     assert amd.value("prefill_expert_efficiency") == amd.value("compute_efficiency_used") == 0.35
+
+
+def test_a_serving_step_batches_the_prompts_that_arrive_together(shipped) -> None:
+    """Qwen3-235B-A22B FP8 at TP 8 on H200, 128-token prompts and 128-token outputs, by hand.
+
+    With TensorRT-LLM 2,048 sequences decode (max_num_seqs); each ends, and a new prompt
+    starts, once every 128 steps: 16 prompts a step, 2,048 prompt tokens, which ride in the
+    step with the 2,048 decoding tokens. One grouped GEMM multiplies them all: each routed
+    expert sees 4,096 × 8 / 128 = 256 tokens, where the fused-MoE table (FP8, TP 8) reads
+    0.0713 at 128 and 0.07548 at 512, so 0.07403 at 256 (time linear between them), against
+    0.01946 at the 8 tokens a 128-token prompt gives each expert alone. SGLang runs prefill as
+    a pass of its own: no decoding tokens in it (1,024 sequences, 8 prompts, 64 tokens an
+    expert). Seen failing with the prompt's own efficiency in the serving step."""
+    models, gpus = shipped
+    scenario = Scenario(model="qwen3-235b-a22b", gpu="h200-sxm", weights="fp8", kv="fp8", tp=8,
+                        context=256, batch=2048, prompt=128, output=128)
+    trt = evaluate(scenario, models, gpus, {"engine": "trtllm"}, "tp")
+    assert (trt.value("serving_batch"), trt.value("prefills_per_step")) == (2048, 16)
+    assert trt.value("prefill_step_tokens") == 2048
+    assert trt.value("serving_expert_tokens") == 256
+
+    def at(low: float, high: float, tokens: float) -> float:
+        t128, t512 = 128 / low, 512 / high
+        return tokens / (t128 + (tokens - 128) * (t512 - t128) / (512 - 128))
+    serving = at(0.0713, 0.07548, 256)
+    assert serving == pytest.approx(0.07403, abs=1e-5)
+    assert trt.value("serving_expert_efficiency") == pytest.approx(serving)
+    assert trt.value("prefill_expert_efficiency") == pytest.approx(0.01946)
+    experts = float(trt.value("prefill_expert_flops"))
+    routed = 94 * 128 * 3 * 4096 * 1536  # 94 MoE layers of 128 experts, gate, up and down
+    assert experts == pytest.approx(2 * routed * 8 / 128 * 128)
+    alone = float(trt.value("prefill_interleaved_seconds"))
+    assert trt.value("prefill_serving_seconds") == pytest.approx(
+        alone - experts / (8 * 1979e12) * (1 / 0.01946 - 1 / serving))
+    assert trt.value("prefill_per_step_seconds") == pytest.approx(
+        16 * float(trt.value("prefill_serving_seconds")))
+
+    sgl = evaluate(scenario, models, gpus, {"engine": "sglang"}, "tp")
+    assert (sgl.value("serving_batch"), sgl.value("prefill_step_tokens")) == (1024, 1024)
+    assert sgl.value("serving_expert_tokens") == 1024 * 8 / 128
+
+    # longer prompts: the step holds at most the engine's 8,192 batched tokens, and a step
+    # that starts less than one prompt still multiplies the whole prompt
+    many = evaluate(Scenario(model="qwen3-235b-a22b", gpu="h200-sxm", weights="fp8", kv="fp8",
+                             tp=8, context=1100, batch=2048, prompt=1000, output=100),
+                    models, gpus, {"engine": "trtllm"}, "tp")
+    assert many.value("prefill_step_tokens") == 8192
+    few = evaluate(Scenario(model="qwen3-235b-a22b", gpu="h200-sxm", weights="fp8", kv="fp8",
+                            tp=8, context=9000, batch=4, prompt=8000, output=1000),
+                   models, gpus, {"engine": "trtllm"}, "tp")
+    assert few.value("prefill_step_tokens") == 8000
+    assert few.value("serving_expert_tokens") == pytest.approx((8000 + 4) * 8 / 128)
+
+
+def test_a_layout_serves_its_own_batch_of_prompts(shipped) -> None:
+    """DP attention holds 4,096 of the sequences above where the TP group holds 2,048: every
+    one's prompt is prefilled as the layout's serving step batches it, with the experts spread
+    whole (the EP row), in place of the TP group's prefill and of the one-prompt bound the
+    sequences beyond its caps carry in their per-sequence time."""
+    models, gpus = shipped
+    scenario = Scenario(model="qwen3-235b-a22b", gpu="h200-sxm", weights="fp8", kv="fp8", tp=8,
+                        context=256, batch=4096, prompt=128, output=128)
+    dp = evaluate(scenario, models, gpus, {"engine": "trtllm"}, "dp-attention")
+    assert (dp.value("serving_batch"), dp.value("batch_chosen")) == (2048, 4096)
+    experts = float(dp.value("prefill_expert_flops")) / (8 * 1979e12)
+    ep = float(dp.value("serving_expert_efficiency_ep"))
+    assert dp.value("layout_prefill_serving_seconds") == pytest.approx(
+        float(dp.value("prefill_serving_seconds"))
+        - experts * (1 / float(dp.value("serving_expert_efficiency")) - 1 / ep))
+    assert dp.value("layout_prefill_delta_seconds") == pytest.approx(
+        4096 / 128 * float(dp.value("layout_prefill_serving_seconds"))
+        - 16 * float(dp.value("prefill_serving_seconds"))
+        - 2048 / 128 * float(dp.value("layout_prefill_interleaved_seconds")))
+    assert dp.value("layout_tpot_seconds") == pytest.approx(
+        float(dp.value("tpot_seconds")) + float(dp.value("layout_step_delta_seconds")))

@@ -166,11 +166,12 @@ LATENCY_LIMITS: list[Quantity] = [
              "GEMM FLOPs per sequence / TP / achieved FLOP/s", display="seconds"),
     Quantity("decode_step_no_prefill_seconds", "Decode step carrying no prompt", "s",
              (q("tpot_seconds") - IF(_O > 0, q("prefill_per_step_seconds"), 0)
-              + q("layout_step_delta_seconds")) * q("speed_ratio_applied"),
+              + q("layout_step_delta_seconds") - q("layout_prefill_delta_seconds"))
+             * q("speed_ratio_applied"),
              "time per output token at the chosen batch less the prefill it carries on average, "
-             "+ what the serving layout adds, × measured speed error: the gap between tokens "
-             "when no prompt is being processed and the chosen batch decodes (the step the "
-             "capacity is bought at)",
+             "+ what the serving layout adds but its prefill, × measured speed error: the gap "
+             "between tokens when no prompt is being processed and the chosen batch decodes "
+             "(the step the capacity is bought at)",
              display="seconds"),
     Quantity("prefill_chunk_tokens", "Prompt tokens per prefill step", "tokens",
              MAX(1, q("max_num_batched_tokens_effective")

@@ -82,6 +82,14 @@ STEP_QUANTITIES: list[Quantity] = [
              "prefill_interleaved_seconds; with the experts spread whole (expert parallelism, "
              "DP attention) their FLOPs at the EP efficiency instead of the sliced one",
              display="seconds"),
+    Quantity("layout_prefill_serving_seconds", "Prefill of one request as serving batches it "
+             "(layout)", "s",
+             q("prefill_serving_seconds")
+             - IF(_ep, q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
+                  * (1 / q("serving_expert_efficiency")
+                     - 1 / q("serving_expert_efficiency_ep")), 0),
+             "prefill_serving_seconds; with the experts spread whole their FLOPs at the EP "
+             "efficiency in a serving step instead of the sliced one", display="seconds"),
     Quantity("allreduce_share_removed", "Share of the all-reduces the layout removes",
              "fraction",
              IF(DP, 1 - (_layers - _moe) / (2 * _layers), IF(_ep, _moe / (2 * _layers), 0)),
@@ -140,15 +148,27 @@ STEP_QUANTITIES: list[Quantity] = [
              "batch's average): the per-sequence change counts the average, this the rest, so "
              "the layout removes exactly its share of the serving batch's all-reduces (0 when "
              "the serving batch is the reference batch)", display="seconds"),
+    Quantity("layout_prefill_delta_seconds", "Prefill time the layout changes per step", "s",
+             IF(OR(DISAGG, _O <= 0), 0,
+                q("batch_chosen") / _O * q("layout_prefill_serving_seconds")
+                - q("prefills_per_step") * q("prefill_serving_seconds")
+                - (q("batch_chosen") - q("serving_batch")) / _O
+                * q("layout_prefill_interleaved_seconds")),
+             "every sequence's prompt at its prefill as the layout's serving step batches it, "
+             "less the TP row's and the one-prompt bound the sequences beyond its caps carry "
+             "in their per-sequence time (0 disaggregated: no prompt in a decode step)",
+             display="seconds"),
     Quantity("layout_step_delta_seconds", "Step time the layout adds at the batch", "s",
              q("layout_fixed_seconds") + q("serving_batch") * q("layout_seconds_per_sequence")
              - q("layout_allreduce_removed_seconds")
              + (q("batch_chosen") - q("serving_batch"))
              * (q("step_seconds_per_sequence")
-                + q("serving_flops_per_sequence") / _tp / q("compute_achieved")),
+                + q("serving_flops_per_sequence") / _tp / q("compute_achieved"))
+             + q("layout_prefill_delta_seconds"),
              "fixed + serving batch × per-sequence change − the rest of the all-reduces removed, "
              "+ the sequences beyond the TP row's caps (DP attention) at their full "
-             "per-sequence time and GEMM compute", display="seconds"),
+             "per-sequence time and GEMM compute, + the prefill the layout changes",
+             display="seconds"),
 ]
 
 # -- disaggregated prefill / decode ---------------------------------------------------------------

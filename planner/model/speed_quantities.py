@@ -46,12 +46,11 @@ def _moe_row(at8: int, at4: int, at2: int) -> Expr:
             + IF(_tp >= 8, at8, IF(_tp >= 4, at4, IF(_tp >= 2, at2, 0))))
 
 
-def _moe_efficiency(kind: Expr) -> Expr:
-    """The measured fused MoE's efficiency (table row `kind`) at the tokens each routed expert
-    multiplies in a prefill, its time linear between the measured counts (as the GEMM's); the
-    compute efficiency used where compute_efficiency is set, the GPU and engine have no table
-    or the row was not measured."""
-    tokens = q("prefill_expert_tokens")
+def _moe_efficiency(kind: Expr, tokens: Expr) -> Expr:
+    """The measured fused MoE's efficiency (table row `kind`) at `tokens` multiplied by each
+    routed expert, its time linear between the measured counts (as the GEMM's); the compute
+    efficiency used where compute_efficiency is set, the GPU and engine have no table or the
+    row was not measured."""
     return IF(AND(_auto_compute, _measured, m("experts") > 0),
               IF(Measured("moe", kind) > 0,
                  tokens / (Measured("moe_fixed", kind, tokens)
@@ -416,13 +415,14 @@ SPEED_QUANTITIES: list[Quantity] = [
                 / m("experts") * _p, 0),
              "2 × the routed-expert parameters a token uses × prompt (within prefill_flops)"),
     Quantity("prefill_expert_efficiency", "Routed experts' efficiency in a prefill", "fraction",
-             _moe_efficiency(q("moe_table_kind")),
+             _moe_efficiency(q("moe_table_kind"), q("prefill_expert_tokens")),
              "with compute_efficiency 'auto' and a measured fused-MoE table for the GPU, engine, "
              "precision and TP, the table's at the tokens each expert multiplies (an expert "
              "sees only the tokens routed to it), else the compute efficiency used",
              display="ratio"),
     Quantity("prefill_expert_efficiency_ep", "Routed experts' prefill efficiency under EP",
-             "fraction", _moe_efficiency(q("moe_table_kind_ep")),
+             "fraction",
+             _moe_efficiency(q("moe_table_kind_ep"), q("prefill_expert_tokens")),
              "as prefill_expert_efficiency, with the experts spread whole over the GPUs (the "
              "layouts with expert parallelism)", display="ratio"),
     Quantity("prefill_gemm_seconds", "Prefill GEMM compute per request", "s",
@@ -443,6 +443,37 @@ SPEED_QUANTITIES: list[Quantity] = [
              IF(_o > 0, q("serving_batch") / _o, 0),
              "serving batch / output tokens: in a steady state each running sequence ends, "
              "and a new one starts, once every output-length steps"),
+    Quantity("prefill_step_tokens", "Prompt tokens one serving step's prefill batches",
+             "tokens",
+             IF(_o > 0, MAX(_p, MIN(q("max_num_batched_tokens_effective"),
+                                    _p * q("prefills_per_step"))), _p),
+             "the prompts started per step run as one pass (the engine batches the prompts "
+             "that arrive together): prompt × prompts per step, at most the engine's max "
+             "batched tokens, never below one prompt"),
+    Quantity("serving_expert_tokens", "Tokens each routed expert multiplies in a serving "
+             "step's prefill", "tokens",
+             IF(m("experts") > 0,
+                MAX(1, (q("prefill_step_tokens")
+                        + IF(e("mixes_prefill"), q("serving_batch"), 0))
+                    * m("num_experts_per_tok") / m("experts")), 0),
+             "(the step's prompt tokens, + the decoding sequences' tokens where prompt chunks "
+             "ride in decode steps: one grouped GEMM multiplies them all) × experts a token is "
+             "routed to / routed experts"),
+    Quantity("serving_expert_efficiency", "Routed experts' efficiency in a serving step",
+             "fraction", _moe_efficiency(q("moe_table_kind"), q("serving_expert_tokens")),
+             "as prefill_expert_efficiency, at the tokens each expert multiplies in a serving "
+             "step's prefill", display="ratio"),
+    Quantity("serving_expert_efficiency_ep", "Routed experts' serving efficiency under EP",
+             "fraction", _moe_efficiency(q("moe_table_kind_ep"), q("serving_expert_tokens")),
+             "as serving_expert_efficiency, with the experts spread whole over the GPUs",
+             display="ratio"),
+    Quantity("prefill_serving_seconds", "Prefill of one request as serving batches it", "s",
+             q("prefill_interleaved_seconds")
+             - q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
+             * (1 / q("prefill_expert_efficiency") - 1 / q("serving_expert_efficiency")),
+             "prefill of one request inside decode steps, its routed experts at their "
+             "efficiency in a serving step's prefill instead of one prompt's alone",
+             display="seconds"),
     Quantity("step_fixed_seconds", "Step time independent of batch", "s",
              q("step_overhead_seconds") + allreduce_seconds(None),
              "fixed step time + all-reduce latencies", display="seconds"),
@@ -463,9 +494,9 @@ SPEED_QUANTITIES: list[Quantity] = [
              MIN(q("prefills_per_step"), 1)
              * IF(e("mixes_prefill"), q("prefill_launch_seconds"),
                   q("prefill_pass_fixed_seconds"))
-             + q("prefills_per_step") * q("prefill_interleaved_seconds"),
+             + q("prefills_per_step") * q("prefill_serving_seconds"),
              "engines that mix prompt chunks into decode steps (vLLM, TensorRT-LLM): prompts "
-             "per step × prefill inside a decode step; engines that run prefill as a pass of "
+             "per step × prefill as serving batches it; engines that run prefill as a pass of "
              "its own (SGLang by default): at most one pass per decode step, each with its "
              "fixed cost (the host's launches included where it runs eagerly), plus the "
              "prompts' FLOPs and all-reduce traffic", display="seconds"),
@@ -485,7 +516,7 @@ SPEED_QUANTITIES: list[Quantity] = [
              "fixed step time + engine time per running sequence × serving batch + the GEMMs "
              "(the larger of reading the weights and their compute) + attention + all-reduces "
              "+ the prefill the engine interleaves (serving batch / output tokens × prefill of "
-             "one request inside decode steps)", spec=True, display="seconds"),
+             "one request as serving batches it)", spec=True, display="seconds"),
     Quantity("serving_output_tokens_per_second", "Serving output throughput", "tokens/s",
              q("serving_batch") / q("tpot_seconds"),
              "serving batch / time per output token: one replica's steady-state output",
