@@ -34,7 +34,11 @@ from planner.model.fleet_refs import srv, w
 from planner.model.latency import decode_step, running, step_slope
 from planner.model.quantity import Quantity, a, m, q, v
 from planner.model.queueing import md1_load_limit, md1_mean_wait, md1_tail_wait
-from planner.model.speed_quantities import allreduce_seconds, allreduce_traffic_at
+from planner.model.speed_quantities import (
+    allreduce_seconds,
+    allreduce_traffic_at,
+    expert_seconds_saved,
+)
 from planner.model.units import GB
 
 LAYOUT = Ref("layout", "layout")
@@ -76,18 +80,16 @@ STEP_QUANTITIES: list[Quantity] = [
     Quantity("layout_prefill_interleaved_seconds", "Prefill of one request in decode (layout)",
              "s",
              q("prefill_interleaved_seconds")
-             - IF(_ep, q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
-                  * (1 / q("prefill_expert_efficiency")
-                     - 1 / q("prefill_expert_efficiency_ep")), 0),
+             - IF(_ep, expert_seconds_saved(q("prefill_expert_efficiency"),
+                                            q("prefill_expert_efficiency_ep")), 0),
              "prefill_interleaved_seconds; with the experts spread whole (expert parallelism, "
              "DP attention) their FLOPs at the EP efficiency instead of the sliced one",
              display="seconds"),
     Quantity("layout_prefill_serving_seconds", "Prefill of one request as serving batches it "
              "(layout)", "s",
              q("prefill_serving_seconds")
-             - IF(_ep, q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
-                  * (1 / q("serving_expert_efficiency")
-                     - 1 / q("serving_expert_efficiency_ep")), 0),
+             - IF(_ep, expert_seconds_saved(q("serving_expert_efficiency"),
+                                            q("serving_expert_efficiency_ep")), 0),
              "prefill_serving_seconds; with the experts spread whole their FLOPs at the EP "
              "efficiency in a serving step instead of the sliced one", display="seconds"),
     Quantity("allreduce_share_removed", "Share of the all-reduces the layout removes",

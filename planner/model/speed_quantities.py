@@ -46,6 +46,12 @@ def _moe_row(at8: int, at4: int, at2: int) -> Expr:
             + IF(_tp >= 8, at8, IF(_tp >= 4, at4, IF(_tp >= 2, at2, 0))))
 
 
+def expert_seconds_saved(old: Expr, new: Expr) -> Expr:
+    """The time a prefill's routed-expert FLOPs save running at efficiency `new`, not `old`."""
+    return (q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
+            * (1 / old - 1 / new))
+
+
 def _moe_efficiency(kind: Expr, tokens: Expr) -> Expr:
     """The measured fused MoE's efficiency (table row `kind`) at `tokens` multiplied by each
     routed expert, its time linear between the measured counts (as the GEMM's); the compute
@@ -469,8 +475,8 @@ SPEED_QUANTITIES: list[Quantity] = [
              display="ratio"),
     Quantity("prefill_serving_seconds", "Prefill of one request as serving batches it", "s",
              q("prefill_interleaved_seconds")
-             - q("prefill_expert_flops") / (_tp * q("peak_flops_per_gpu"))
-             * (1 / q("prefill_expert_efficiency") - 1 / q("serving_expert_efficiency")),
+             - expert_seconds_saved(q("prefill_expert_efficiency"),
+                                    q("serving_expert_efficiency")),
              "prefill of one request inside decode steps, its routed experts at their "
              "efficiency in a serving step's prefill instead of one prompt's alone",
              display="seconds"),
