@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from planner.errors import ArgumentError
-from planner.evidence.measured import CLASS_LABELS
+from planner.evidence.measured import CLASS_LABELS, MIN_TTFT_RUNS
 from planner.inputs.catalog import load_gpus, load_models
 from planner.inputs.entries import Catalog
 from planner.inputs.model_shape import model_class
@@ -754,9 +754,17 @@ def ttft_no_queue(compared: list[ThroughputRow]) -> dict[str, Any] | None:
     ratios = ttft_ratios(compared)
     if not ratios:
         return None
+    by_engine: dict[str, list[float]] = {}
+    for r in no_queue_rows(compared):
+        by_engine.setdefault(r.run.engine, []).append((r.run.ttft_ms or 0.0)
+                                                      / (r.planner_ttft_ms or 1.0))
     return {"runs": len(ratios), "median_ratio": round(statistics.median(ratios), 1),
             "lowest": round(ratios[0], 1), "highest": round(ratios[-1], 1),
-            "engines": sorted({r.run.engine for r in no_queue_rows(compared)})}
+            "engines": sorted(by_engine),
+            # each engine's own median, which `planner size` applies where it rests on enough
+            # runs (planner.evidence.measured.MIN_TTFT_RUNS)
+            "by_engine": {engine: {"runs": len(v), "median_ratio": round(statistics.median(v), 2)}
+                          for engine, v in sorted(by_engine.items())}}
 
 
 def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
@@ -786,8 +794,14 @@ def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
                      f"The planner's prefill is a roofline (the prompt's "
                      f"FLOPs, at least one read of the weights, one step's fixed time); an "
                      f"engine's first token also waits for tokenising, scheduling, a forward "
-                     f"pass that is not graph-captured, and streaming. Read `prefill_seconds` "
-                     f"and the TTFT a fleet is sized against as a lower bound.")
+                     f"pass that is not graph-captured, and streaming. `planner size` applies the "
+                     f"excess as a margin on the first token (`ttft_margin_ratio`, "
+                     f"docs/latency.md): by engine, "
+                     + "; ".join(f"{e} {f['median_ratio']:.2f} over {f['runs']} run"
+                                 f"{'s' * (f['runs'] != 1)}"
+                                 for e, f in ttft["by_engine"].items())
+                     + f"; an engine with fewer than {MIN_TTFT_RUNS} runs takes the median "
+                     f"over every engine.")
     return lines
 
 

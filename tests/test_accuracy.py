@@ -366,9 +366,40 @@ def test_the_ttft_sentence_reads_the_summary() -> None:
                               "engines": ["sglang"]}}
     assert ttft_sentence(data) == (
         "Measured: with no queue, the engine's first token came a median 7.0× (0.7-18.7×, 22 "
-        "runs with SGLang) later than the planner's prefill: read time to first token, and "
-        "fleets sized against a TTFT target, as a lower bound (docs/accuracy.md).")
+        "runs with SGLang) later than the planner's prefill; fleets sized against a TTFT "
+        "target carry that excess as a margin beyond the measured speed error "
+        "(docs/latency.md, docs/accuracy.md).")
     assert ttft_sentence({"ttft_no_queue": None}) == ""
+
+
+def test_an_engine_takes_its_own_first_token_error_only_from_enough_runs() -> None:
+    from planner.evidence.measured import MIN_TTFT_RUNS, ttft_ratio
+
+    assert MIN_TTFT_RUNS == 10
+    data = {"ttft_no_queue": {"runs": 34, "median_ratio": 1.5, "lowest": 0.7, "highest": 10.1,
+                              "engines": ["sglang", "vllm"],
+                              "by_engine": {"sglang": {"runs": 10, "median_ratio": 1.43},
+                                            "vllm": {"runs": 9, "median_ratio": 6.83}}}}
+    own = ttft_ratio("sglang", data)
+    assert (own.median, own.runs) == (1.43, 10)
+    assert own.basis == ("median published ÷ planner 1.43 over 10 first tokens with no queue "
+                         "of SGLang")
+    few = ttft_ratio("vllm", data)  # 9 short prompts on small models: the server's fixed time
+    assert (few.median, few.runs) == (1.5, 34)
+    assert few.basis.endswith("of every engine; vLLM has 9, fewer than 10")
+    assert ttft_ratio("trtllm", data).median == 1.5  # none of its own
+    assert ttft_ratio("sglang", {"ttft_no_queue": None}).median == 1.0
+
+
+def test_the_summary_gives_each_engines_first_token_error(
+        gen: ModuleType, throughput: list[Any], catalogs: tuple[Catalog, Catalog]) -> None:
+    alone = gen.no_queue_rows([r for r in throughput if r.ratio is not None])
+    by_engine = gen.summary(*catalogs)["ttft_no_queue"]["by_engine"]
+    for engine, figures in by_engine.items():
+        mine = [r.run.ttft_ms / r.planner_ttft_ms for r in alone if r.run.engine == engine]
+        assert figures == {"runs": len(mine),
+                           "median_ratio": round(statistics.median(mine), 2)}
+    assert sum(f["runs"] for f in by_engine.values()) == len(alone)
 
 
 def test_a_run_served_with_dp_attention_is_judged_as_it_ran(

@@ -172,8 +172,14 @@ def test_a_shipped_plan_at_a_trickle_gives_the_no_queue_figures(
     run = simulate_replica(env, 200, 0, utilisation=1e-5)  # a request's life: 1e-5 of a gap
     pass_seconds = (float(env.value("prefill_pass_fixed_seconds"))
                     + float(env.value("prefill_interleaved_seconds"))) * ratio
-    assert run.result.ttft[0] == pytest.approx(pass_seconds)
-    assert run.result.ttft[-1] == pytest.approx(pass_seconds)
+    # + the measured first-token margin, a delay beyond the pass: (ratio − 1) × the model's
+    # first token with no queue at the plan's batch
+    margin = float(env.value("ttft_margin_seconds"))
+    assert margin > 0 and margin == pytest.approx(
+        (float(env.value("ttft_margin_ratio")) - 1)
+        * (float(env.value("ttft_no_queue_seconds")) - margin))
+    assert run.result.ttft[0] == pytest.approx(pass_seconds + margin)
+    assert run.result.ttft[-1] == pytest.approx(pass_seconds + margin)
     step = step_times(env).decode_seconds(1)
     assert [pytest.approx(step)] * len(run.result.itl_values) == run.result.itl_values
 

@@ -12,6 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from planner.cli import cli
+from planner.evidence.measured import ttft_ratio
 from planner.inputs.catalog import (
     DEFAULT_SERVERS,
     DEFAULT_WORKLOADS,
@@ -136,7 +137,14 @@ def test_worked_example_by_hand(tmp_path) -> None:
     assert gap < 0.02 and v("replicas_for_itl_tail") == 0  # a prompt gap still meets the ITL
     # TTFT, at the chosen batch's step: more sequences than decode at any load it is given.
     bound_step = decode
-    no_queue = bound_step + prefill  # its step is its first token
+    # Every first token also waits the measured margin: published first tokens with no queue
+    # came a median MARGIN × the model's (every engine's median: engine "none" has none of its
+    # own), over a speed error of 1, so m = (MARGIN − 1) × the no-queue time at this step.
+    margin_ratio = ttft_ratio("none").median
+    assert margin_ratio > 1 and v("ttft_margin_ratio") == margin_ratio
+    margin = (margin_ratio - 1) * (bound_step + prefill)
+    assert v("ttft_margin_seconds") == pytest.approx(margin)
+    no_queue = bound_step + prefill + margin  # its step is its first token, + the margin
     assert v("ttft_no_queue_seconds") == pytest.approx(no_queue)
     service = prefill + bound_step * 1000 / 7936  # its work + its share of full-budget steps
     assert v("prefill_service_seconds") == pytest.approx(service)
@@ -183,7 +191,7 @@ def test_worked_example_by_hand(tmp_path) -> None:
     # TTFT at p95: the step it arrives into, its own step, no queue (ρ = 4.2 % < 5 %), and the
     # prompts arriving while it waits riding in its step: Poisson(λt) of 1,000 tokens in the
     # 6,936 its step leaves, f (1 − e^(−λt × 1,000 / f)) tokens.
-    no_queue = at_load + prefill
+    no_queue = at_load + prefill + margin  # the margin: a delay, not in τ
     tau = prefill + at_load * 1000 / 7936
     assert v("prefill_load") == pytest.approx(10 * tau) and 10 * tau < 0.05
     assert v("prefill_wait_at_percentile_seconds") == 0
@@ -274,11 +282,16 @@ def test_prefill_as_a_pass_of_its_own_worked_by_hand(tmp_path) -> None:
     assert v("replicas_for_rate") == 1 and v("serving_replicas") == 1
     # Sizing: the gap holding a pass (at the chosen batch's step), the first token at its end.
     assert v("prefill_gap_seconds") == pytest.approx(decode + work)
-    assert v("ttft_no_queue_seconds") == pytest.approx(work)
+    # SGLang's own measured first-token error (30 published runs): the pass, × that ratio.
+    margin_ratio = ttft_ratio("sglang").median
+    assert ttft_ratio("sglang").runs >= 10 and margin_ratio > 1
+    margin = (margin_ratio - 1) * work
+    assert v("ttft_margin_seconds") == pytest.approx(margin)
+    assert v("ttft_no_queue_seconds") == pytest.approx(work + margin)
     service = prefill + pass_fixed * 1000 / 8192  # its work + its share of a full pass
     assert v("prefill_service_seconds") == pytest.approx(service)
     bound_step = decode  # the TTFT limit is taken at the chosen batch's step
-    budget = 1.0 - 0.99 * bound_step - work
+    budget = 1.0 - 0.99 * bound_step - work - margin
     assert v("ttft_wait_budget_seconds") == pytest.approx(budget)
     # ITL: a gap holds a pass when a prompt arrived in the decode step before it (at most λ ×
     # the mean gap, which on a line a + b n is D(n̄) / (1 − λW) = a / (1 − λ(W + 199 b)), as
@@ -334,7 +347,8 @@ def test_prefill_as_a_pass_of_its_own_worked_by_hand(tmp_path) -> None:
     assert v("prefill_wait_at_percentile_seconds") == pytest.approx(wait)
     ride = prefill * 7192 / 1000 * (1 - math.exp(-10 * (wait + 0.99 * step) * 1000 / 7192))
     assert v("prefill_coride_seconds") == pytest.approx(ride)
-    assert v("ttft_percentile_seconds") == pytest.approx(0.99 * step + work + wait + ride)
+    assert v("ttft_percentile_seconds") == pytest.approx(0.99 * step + work + margin + wait
+                                                         + ride)
 
 
 def test_a_prompt_gap_over_the_itl_target_needs_replicas_for_the_tail(tmp_path) -> None:
@@ -690,11 +704,45 @@ def test_the_model_basis_never_needs_more_gpus_where_the_model_is_optimistic(
     compared = 0
     for a, b in zip(measured, model, strict=True):
         for x, y in zip(a.rows, b.rows, strict=True):
-            if x.value("speed_ratio_applied") > 1:
+            # a candidate that misses under the margins buys nothing to compare
+            if x.value("speed_ratio_applied") > 1 and x.value("meets_targets") is True:
                 compared += 1
                 assert y.value("speed_ratio_applied") == 1
                 assert y.value("gpus") <= x.value("gpus"), (a.workload.id, x.candidate)
     assert compared > 10  # the MI300X and H200 candidates carry measured ratios above 1
+
+
+def test_the_first_token_carries_its_measured_error_beyond_the_speed_error(tmp_path) -> None:
+    """A first token measured 1.5× the model's with a speed error of 1.2 already applied waits
+    1.5 / 1.2 = 1.25× its no-queue time: 0.25× more as a delay that shrinks the wait budget
+    by exactly that; a first-token error within the speed error adds nothing, nor does the
+    model basis."""
+    from planner.evidence.measured import SpeedRatio, TtftRatio
+    from planner.plan.sizing import FleetEnv
+
+    models, gpus, servers, workloads, _ = world(tmp_path)
+    [sized] = size_all(workloads, models, gpus, servers, ASSUMPTIONS)
+    base = next(r for r in sized.rows if r.candidate.tp == 1)
+    speed = SpeedRatio(1.2, 1.2, 1.2, 5, "by hand")
+
+    def row(ttft: float, **assumptions: str) -> FleetEnv:
+        return FleetEnv(base.workload, base.server, base.candidate, base.model, base.gpu,
+                        {**base.assumptions, **assumptions}, speed,
+                        ttft=TtftRatio(ttft, 30, "by hand"))
+
+    within, beyond = row(1.1), row(1.5)
+    assert within.value("ttft_margin_ratio") == 1  # 1.1 < 1.2: the speed error covers it
+    assert within.value("ttft_margin_seconds") == 0
+    model_time = within.number("ttft_no_queue_seconds")  # the model's, × the speed error
+    assert beyond.value("ttft_margin_ratio") == pytest.approx(1.25)
+    assert beyond.number("ttft_margin_seconds") == pytest.approx(0.25 * model_time)
+    assert beyond.number("ttft_no_queue_seconds") == pytest.approx(1.25 * model_time)
+    assert (within.number("ttft_wait_budget_seconds") - beyond.number("ttft_wait_budget_seconds")
+            == pytest.approx(0.25 * model_time))
+    # τ, the GPU time a prompt's prefill occupies, does not carry the delay
+    assert beyond.number("prefill_service_seconds") == within.number("prefill_service_seconds")
+    plain = row(1.5, speed_basis="model")
+    assert plain.value("ttft_margin_ratio") == 1 and plain.value("ttft_margin_seconds") == 0
 
 
 def test_the_ttft_tail_is_the_md1_exponential_tail_past_the_percentile(tmp_path) -> None:
@@ -717,7 +765,9 @@ def test_the_ttft_tail_is_the_md1_exponential_tail_past_the_percentile(tmp_path)
     decode = v("decode_step_no_prefill_seconds")
     service = prefill + decode * 30000 / budget_tokens
     assert v("prefill_service_seconds") == pytest.approx(service)
-    budget = 2.0 - 0.95 * decode - (4 * decode + prefill)
+    margin = (ttft_ratio("none").median - 1) * (4 * decode + prefill)  # the measured margin
+    assert margin > 0 and v("ttft_margin_seconds") == pytest.approx(margin)
+    budget = 2.0 - 0.95 * decode - (4 * decode + prefill) - margin
     assert v("ttft_wait_budget_seconds") == pytest.approx(budget)
     share = prefill / service
     ahead = 0.95 * decode + 3 * (decode + prefill * budget_tokens / 30000)
@@ -741,7 +791,7 @@ def test_the_ttft_tail_is_the_md1_exponential_tail_past_the_percentile(tmp_path)
     assert v("running_sequences") == pytest.approx(n)
     step = fixed + n * attention + 2e9 / bw
     assert v("decode_step_at_load_seconds") == pytest.approx(step)
-    no_queue = 4 * step + prefill  # four steps, each carrying a chunk
+    no_queue = 4 * step + prefill + margin  # four steps, each carrying a chunk; the margin
     assert v("ttft_no_queue_at_load_seconds") == pytest.approx(no_queue)
     tau = prefill + step * 30000 / budget_tokens  # back to back at the budget
     rho = lam * tau

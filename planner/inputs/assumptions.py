@@ -105,7 +105,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
             "measured divides the model's serving speed by the median planner ÷ published "
             "ratio measured for the GPU, engine and model class (dense or MoE), so a fleet is "
             "not sized at 99 % of a target on a model known to be optimistic there; 1 where "
-            "nothing was measured. model uses the model's speed as it is",
+            "nothing was measured; and lengthens the first token by the engine's measured "
+            "first-token error beyond that (ttft_margin_ratio). model uses the model's speed "
+            "as it is",
             "docs/accuracy.md; catalogs/measured-accuracy.yaml",
             choices=("measured", "model"), group="speed",
         ),

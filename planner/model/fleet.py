@@ -82,6 +82,14 @@ FLEET_QUANTITIES: list[Quantity] = [
              "speed_basis measured: the median planner ÷ published serving speed measured for "
              "this GPU, engine and model class (1 where none was measured); model: 1. Every "
              "time below is the model's time × this ratio", display="ratio"),
+    Quantity("ttft_margin_ratio", "Measured first-token error beyond the speed error",
+             "ratio",
+             IF(a("speed_basis").eq("model"), 1,
+                MAX(1, measured("ttft_ratio") / q("speed_ratio_applied"))),
+             "speed_basis measured: the median published ÷ planner time to first token with no "
+             "queue measured for this engine (every engine's where it has fewer than 10 runs), "
+             "over the measured speed error already applied, at least 1; model: 1. The first "
+             "token's time with no queue is the model's × this ratio", display="ratio"),
     Quantity("itl_budget_model", "ITL target in the model's time", "s",
              w("itl_s") / q("speed_ratio_applied"),
              "ITL target ÷ measured speed error: the step time the model may predict",

@@ -191,9 +191,17 @@ POOL_QUANTITIES: list[Quantity] = [
              q("prefill_seconds") * q("speed_ratio_applied"),
              "prefill alone (no decode in the same GPU) × measured speed error: τ of its queue",
              display="seconds"),
+    Quantity("prefill_pool_ttft_margin_seconds", "First-token time beyond the model "
+             "(disaggregated)", "s",
+             (q("ttft_margin_ratio") - 1) * q("prefill_pool_service_seconds"),
+             "(measured first-token error beyond the speed error − 1) × the prefill replica's "
+             "time for a prompt: a delay every first token waits, not GPU time",
+             display="seconds"),
     Quantity("prefill_pool_first_token_seconds", "TTFT with no queue (disaggregated)", "s",
-             q("prefill_pool_service_seconds") + q("kv_transfer_seconds"),
-             "prefill + KV transfer to the decode replica", display="seconds"),
+             q("prefill_pool_service_seconds") + q("kv_transfer_seconds")
+             + q("prefill_pool_ttft_margin_seconds"),
+             "prefill + KV transfer to the decode replica + the measured first-token margin",
+             display="seconds"),
     Quantity("prefill_pool_wait_budget_seconds", "Time a prompt may wait for a prefill "
              "replica", "s", w("ttft_s") - q("prefill_pool_first_token_seconds"),
              "TTFT target − prefill − KV transfer: no decode step to arrive into, no prompt "

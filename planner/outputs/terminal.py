@@ -269,14 +269,24 @@ def margin_line(env) -> str:  # type: ignore[no-untyped-def]  # planner.plan.siz
         return ("Margin: none (speed_basis=model): the model's own speed, which published runs "
                 "put off by the ratios in docs/accuracy.md.")
     if not env.speed.runs:
-        return f"Margin: none measured ({env.speed.basis})."
+        return f"Margin: none measured ({env.speed.basis})." + ttft_margin_clause(env)
     ends = spread(env)
     ratio = env.number("speed_ratio_applied")
     risk = (" AT RISK: the pessimistic end needs more replicas than planned."
             if ends.at_risk else "")
     return (f"Margin: step times × {ratio:.2f} ({env.speed.basis}); across the interquartile "
             f"spread {ends.optimistic}-{ends.pessimistic} serving replicas "
-            f"(planned {int(env.number('layout_serving_replicas'))}).{risk}")
+            f"(planned {int(env.number('layout_serving_replicas'))}).{risk}"
+            + ttft_margin_clause(env))
+
+
+def ttft_margin_clause(env) -> str:  # type: ignore[no-untyped-def]  # sizing.FleetEnv
+    """' First token: …' where the measured first-token error adds to the speed error's."""
+    ratio = env.number("ttft_margin_ratio")
+    if env.assumptions["speed_basis"] == "model" or not ratio > 1:
+        return ""
+    return (f" First token with no queue: × {ratio:.2f} beyond that ({env.ttft.basis}): "
+            f"+{env.number('ttft_margin_seconds') * 1000:,.0f} ms.")
 
 
 def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]

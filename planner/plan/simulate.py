@@ -43,7 +43,7 @@ import random
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 
 from planner.errors import ArgumentError
@@ -363,6 +363,9 @@ def simulate_replica(env: FleetEnv, requests: int = 10_000, seed: int = 0,
     traffic = Traffic(rate, int(wl.number("prompt_tokens")), int(wl.number("output_tokens")),
                       requests, seed)
     result = simulate(traffic, step_times(env), progress)
+    # the measured first-token margin is a delay, not GPU time: every first token waits it
+    margin = _number(env, "ttft_margin_seconds")
+    result = replace(result, ttft=[t + margin for t in result.ttft])
     return SimulationRun(env, utilisation, rate, seed, result, closed_form(env, rate))
 
 

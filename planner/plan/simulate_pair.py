@@ -36,10 +36,11 @@ from planner.plan.simulate import (
 from planner.plan.sizing import FleetEnv
 
 
-def prefill_ttfts(rate: float, service: float, transfer: float, requests: int,
+def prefill_ttfts(rate: float, service: float, delay: float, requests: int,
                   seed: int) -> list[float]:
     """First-token times of `requests` Poisson arrivals at `rate` on one prefill replica that
-    serves a prompt in `service` seconds, first come first served, after the warm-up; sorted."""
+    serves a prompt in `service` seconds, first come first served, each first token `delay`
+    seconds after its prefill (KV transfer, measured margin), after the warm-up; sorted."""
     rng = random.Random(seed)
     wait, out = 0.0, []
     warm = int(requests * WARM_UP_SHARE)
@@ -47,7 +48,7 @@ def prefill_ttfts(rate: float, service: float, transfer: float, requests: int,
         if i:
             wait = max(0.0, wait + service - rng.expovariate(rate))
         if i >= warm:
-            out.append(wait + service + transfer)
+            out.append(wait + service + delay)
     return sorted(out)
 
 
@@ -89,8 +90,9 @@ def simulate_pair(env: FleetEnv, requests: int = 10_000, seed: int = 0,
                     chunk_tokens=prompt * max(1, plain.max_sequences),
                     pass_fixed_seconds=plain.decode_seconds(1))
     decoded = simulate(Traffic(decode_rate, prompt, output, requests, seed), times, progress)
-    ttft = prefill_ttfts(prefill_rate, service, _number(env, "kv_transfer_seconds"), requests,
-                         seed + 1)
+    # the KV transfer and the measured first-token margin: delays after the prefill replica
+    delay = _number(env, "kv_transfer_seconds") + _number(env, "prefill_pool_ttft_margin_seconds")
+    ttft = prefill_ttfts(prefill_rate, service, delay, requests, seed + 1)
     return SimulationRun(env, utilisation, decode_rate, seed, replace(decoded, ttft=ttft),
                          pair_closed_form(env, decode_rate, prefill_rate * service),
                          prefill_arrivals_per_second=prefill_rate)

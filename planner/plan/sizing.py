@@ -9,7 +9,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from planner.errors import ArgumentError, CatalogError
-from planner.evidence.measured import SpeedRatio, speed_on, speed_ratio, ttft_figures
+from planner.evidence.measured import (
+    SpeedRatio,
+    TtftRatio,
+    speed_on,
+    speed_ratio,
+    ttft_figures,
+    ttft_ratio,
+)
 from planner.inputs.catalog import DEFAULT_CLOUDS, load_clouds
 from planner.inputs.entries import Catalog, Entry, Workload
 from planner.inputs.model_shape import model_class
@@ -42,7 +49,7 @@ class FleetEnv(RowEnv):
     def __init__(self, workload: Entry, server: Entry, candidate: Candidate, model: ModelEnv,
                  gpu: Entry, assumptions: Mapping[str, float | str],
                  speed: SpeedRatio | None = None, speed_end: str = "median",
-                 offer: Entry | None = None) -> None:
+                 offer: Entry | None = None, ttft: TtftRatio | None = None) -> None:
         p, o = int(workload.number("prompt_tokens")), int(workload.number("output_tokens"))
         scenario = Scenario(workload.text("model"), candidate.gpu, candidate.weights,
                             candidate.kv, candidate.tp, p + o, 1, p, o)
@@ -53,6 +60,8 @@ class FleetEnv(RowEnv):
         self.speed = speed or SpeedRatio(1.0, 1.0, 1.0, 0, "no measured speed was given")
         self.speed_end = speed_end  # median; q1 (optimistic) or q3 (pessimistic) for the spread
         self.offer = offer  # the cheapest cloud offer for this GPU, or None
+        # the engine's measured first-token error (catalogs/measured-accuracy.yaml)
+        self.ttft = ttft or ttft_ratio(str(assumptions["engine"]))
 
     def lookup(self, kind: str, name: str) -> Value:
         if kind == "var" and name in FLEET_VARS:
@@ -62,6 +71,8 @@ class FleetEnv(RowEnv):
         if kind == "server":
             return self.server.number(name)
         if kind == "measured":
+            if name == "ttft_ratio":
+                return self.ttft.median
             return float(getattr(self.speed, self.speed_end))
         if kind == "layout":
             return self.candidate.layout

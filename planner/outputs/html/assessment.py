@@ -55,9 +55,19 @@ def margin_text(env: FleetEnv) -> str:
     if env.assumptions["speed_basis"] == "model":
         return "margin none (speed_basis=model: the model's own speed)"
     if not env.speed.runs:
-        return "margin none measured (no published run on this GPU to measure it by)"
+        return ("margin none measured (no published run on this GPU to measure it by)"
+                + _first_token(env))
     return (f"margin ×{env.number('speed_ratio_applied'):.2f} (the measured speed error, "
-            f"{env.speed.runs} published runs)")
+            f"{env.speed.runs} published runs)" + _first_token(env))
+
+
+def _first_token(env: FleetEnv) -> str:
+    """', first token ×1.34 more (…)' where the measured first-token error adds a margin."""
+    ratio = env.number("ttft_margin_ratio")
+    if not ratio > 1:
+        return ""
+    return (f", first token ×{ratio:.2f} more (the measured first-token error, "
+            f"{env.ttft.runs} published runs)")
 
 
 def assess(sized: Sized) -> Assessment:

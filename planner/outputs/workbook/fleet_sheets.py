@@ -63,8 +63,9 @@ UNITS = {
 FLEET_LOOKUPS = {**LOOKUPS, "workload_row": ("workload", "workload_id"),
                  "server_row": ("server", "server_id")}
 # Inputs of a fleet row that no catalog holds: the measured speed error for its GPU, engine
-# and model class (catalogs/measured-accuracy.yaml), editable like any input.
-FLEET_INPUTS = ("measured_speed_ratio", "cloud_offer", "cloud_row")
+# and model class and the engine's measured first-token error (catalogs/measured-accuracy.yaml),
+# editable like any input.
+FLEET_INPUTS = ("measured_speed_ratio", "measured_ttft_ratio", "cloud_offer", "cloud_row")
 FLEET_QUANTITY_NAMES = [q.name for q in [*ROW_QUANTITIES, *FLEET_QUANTITIES]]
 # The order a reader expects; FLEET_COLUMNS moves a column right where it reads one after it.
 _CONFIG_ORDER = ("model", "gpu", "weights", "kv", "tp", "prompt", "output", "context", "batch")
@@ -319,8 +320,8 @@ def fleet_row_cells(env: FleetEnv, row: int, positions: dict[str, dict[str, int]
             cells.append(Styled(env.workload.id))
         elif name == "server":
             cells.append(Styled(c.server))
-        elif name == "measured_speed_ratio":
-            cells.append(Input(env.lookup("measured", "speed_ratio"), "0.00"))
+        elif name in ("measured_speed_ratio", "measured_ttft_ratio"):
+            cells.append(Input(env.lookup("measured", name.removeprefix("measured_")), "0.00"))
         elif name == "cloud_offer":
             cells.append(Input(offer))
         elif text is None:  # weights, kv, tp, layout: the candidate's configuration
@@ -349,6 +350,7 @@ FLEET_HEADERS = {
     **{k: LOOKUP_HEADERS.get(k, k.replace("_row", "s row [#]").capitalize())
        for k in FLEET_LOOKUPS},
     "measured_speed_ratio": "Measured speed error (planner ÷ published) [ratio]",
+    "measured_ttft_ratio": "Measured first-token error (published ÷ planner) [ratio]",
     "cloud_offer": "Cloud offer rented instead [id]", "cloud_row": "Cloud offers row [#]",
     "layout": "Serving layout [tp, tp+ep, dp-attention or disaggregated]",
 }
