@@ -23,7 +23,9 @@ from typing import Any
 
 import yaml
 
+from planner.evidence.measured import MIN_TTFT_RUNS
 from planner.inputs.entries import Catalog
+from planner.inputs.model_shape import model_class
 from planner.inputs.scenario import Scenario
 from planner.plan.calibration import Settings, gpu_id, model_id, predict
 
@@ -43,6 +45,9 @@ class Length:
     osl: int
     published_ms: float
     planner_ms: float
+    # median time to first token as published, and the planner's prefill_seconds (no queue)
+    ttft_ms: float = 0.0
+    prefill_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,9 @@ def day_of(group: Mapping[str, Any], models: Catalog, gpus: Catalog) -> Day:
         env = predict(Settings(scenario, overrides), models, gpus)
         key = (int(run["isl"]), int(run["osl"]))
         lengths[key] = Length(key[0], key[1], float(run["median_tpot_ms"]),
-                              float(env.value("tpot_seconds")) * 1000)  # type: ignore[arg-type]
+                              float(env.value("tpot_seconds")) * 1000,  # type: ignore[arg-type]
+                              float(run.get("median_ttft_ms") or 0.0),
+                              float(env.value("prefill_seconds")) * 1000)  # type: ignore[arg-type]
     return Day(str(group["id"]), str(group["date"]), gid, engine, str(group["precision"]),
                int(group["concurrency"]), lengths)
 
@@ -193,7 +200,71 @@ def section(models: Catalog, gpus: Catalog, path: Path = DATA) -> list[str]:
                      f"{statistics.median(d.level for d in group):.2f} | "
                      f"{low.level:.2f} ({low.date}, c{low.concurrency}) | "
                      f"{high.level:.2f} ({high.date}, c{high.concurrency}) |")
-    return lines + [""]
+    return lines + first_token_lines(all_days) + [""]
+
+
+# A first token at this concurrency or below rarely waits on another prompt: a new prompt
+# every output-length / concurrency steps, each prefill a small share of that (docs/latency.md).
+LOW_LOAD = 4
+
+
+def first_token_cells(all_days: Sequence[Day], most: int = LOW_LOAD
+                      ) -> dict[str, dict[str, list[float]]]:
+    """Per GPU and engine, each run's published median time to first token ÷ the planner's
+    `prefill_seconds`, over the days run at concurrency `most` or below, every length. At that
+    load the published first token also holds, now and then, part of a decode step or of
+    another prompt's prefill, which the planner's queue model adds apart: so the ratio leans
+    high, the safe side for a margin."""
+    cells: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for day in all_days:
+        if day.concurrency > most:
+            continue
+        for length in day.lengths.values():
+            if length.ttft_ms > 0 and length.prefill_ms > 0:
+                cells[day.gpu][day.engine].append(length.ttft_ms / length.prefill_ms)
+    return {gpu: {engine: sorted(v) for engine, v in sorted(engines.items())}
+            for gpu, engines in sorted(cells.items())}
+
+
+def first_token_summary(all_days: Sequence[Day], models: Catalog) -> dict[str, object] | None:
+    """What catalogs/measured-accuracy.yaml ships as `ttft_low_load`: the model class the runs
+    are of (DeepSeek-R1: MoE), and per GPU and engine the runs and median first-token ratio
+    (planner.evidence.measured.ttft_ratio applies a cell that rests on enough runs, to a model
+    of that class), or None without a run."""
+    cells = first_token_cells(all_days)
+    mid = model_id(MODEL, models)
+    if not cells or mid is None:
+        return None
+    every = [r for engines in cells.values() for v in engines.values() for r in v]
+    return {"model_class": model_class(models.entries[mid]),
+            "concurrency_at_most": LOW_LOAD, "runs": len(every),
+            "median_ratio": round(statistics.median(every), 2),
+            "by_gpu_engine": {gpu: {engine: {"runs": len(v),
+                                             "median_ratio": round(statistics.median(v), 2)}
+                                    for engine, v in engines.items()}
+                              for gpu, engines in cells.items()}}
+
+
+def first_token_lines(all_days: Sequence[Day]) -> list[str]:
+    """The report's table of first tokens at low load, by GPU and engine."""
+    cells = first_token_cells(all_days)
+    if not cells:
+        return []
+    lines = ["", f"The same runs at concurrency {LOW_LOAD} or below give each GPU and engine's "
+             "first token: the published median time to first token ÷ the planner's "
+             "`prefill_seconds` (no queue; above 1 the planner's first token comes too early). "
+             "At that load a first token seldom waits on another prompt, so the ratio leans "
+             "high. `planner size` applies a cell of at least "
+             f"{MIN_TTFT_RUNS} runs as the first-token margin for an MoE model on that GPU "
+             "with that engine (`ttft_margin_ratio`, docs/latency.md), before the engine's "
+             "no-queue figure above; a dense model keeps the engine's figure, as its speed "
+             "margin keeps to its class:", "",
+             "| GPU | Engine | Runs | Median | Lowest | Highest |", "|---|---|---|---|---|---|"]
+    for gpu, engines in cells.items():
+        for engine, v in engines.items():
+            lines.append(f"| {gpu} | {engine} | {len(v)} | {statistics.median(v):.2f} | "
+                         f"{v[0]:.2f} | {v[-1]:.2f} |")
+    return lines
 
 
 def image_spread(all_days: Sequence[Day]) -> dict[str, dict[str, dict[str, object]]]:

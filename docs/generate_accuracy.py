@@ -39,7 +39,10 @@ from planner.plan.calibration import (
 if str(Path(__file__).parent) not in sys.path:  # the report's sections beside it
     sys.path.insert(0, str(Path(__file__).parent))
 from accuracy_same_day import days as same_days  # noqa: E402
-from accuracy_same_day import image_spread  # noqa: E402
+from accuracy_same_day import (
+    first_token_summary,  # noqa: E402
+    image_spread,  # noqa: E402
+)
 from accuracy_same_day import section as same_day_section  # noqa: E402
 
 TARGET = Path(__file__).parent / "accuracy.md"
@@ -796,7 +799,9 @@ def _latency_lines(compared: list[ThroughputRow]) -> list[str]:
                      f"engine's first token also waits for tokenising, scheduling, a forward "
                      f"pass that is not graph-captured, and streaming. `planner size` applies the "
                      f"excess as a margin on the first token (`ttft_margin_ratio`, "
-                     f"docs/latency.md): by engine, "
+                     f"docs/latency.md): an MoE model on a GPU and engine with at least "
+                     f"{MIN_TTFT_RUNS} first tokens at low load (\"Context at one engine "
+                     f"build\" below) takes theirs; otherwise by engine, "
                      + "; ".join(f"{e} {f['median_ratio']:.2f} over {f['runs']} run"
                                  f"{'s' * (f['runs'] != 1)}"
                                  for e, f in ttft["by_engine"].items())
@@ -1086,6 +1091,7 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
             key = (gpu_of(r), r.run.engine, class_of(r, models))
             held_out[key] = held_out.get(key, 0) + 1
 
+    one_build = same_days(models, gpus)  # InferenceX's same-day runs
     pairs: dict[str, dict[str, object]] = {}
     for key, figures in by(lambda r: f"{gpu_of(r)}/{r.run.engine}").items():
         gpu, engine = key.split("/", 1)
@@ -1121,11 +1127,13 @@ def summary(models: Catalog | None = None, gpus: Catalog | None = None) -> dict[
             for gpu, engines in by_gpu_engine_class(compared, models).items()},
         # published ÷ planner, above 1 when the planner's first token comes too early
         "ttft_no_queue": ttft_no_queue(compared),
+        # the same by GPU and engine, from InferenceX's same-day runs at low concurrency
+        "ttft_low_load": first_token_summary(one_build, models),
         # runs served in a layout beyond one TP group, evaluated as they ran (calc --layout)
         "layouts_as_ran": layouts_as_ran(compared),
         # one configuration's 1K/1K level (published ÷ planner time per output token) from
         # day to day, i.e. from one engine image to the next (InferenceX, DeepSeek-R1)
-        "level_by_image": image_spread(same_days(models, gpus)),
+        "level_by_image": image_spread(one_build),
     }
 
 

@@ -380,15 +380,37 @@ def test_an_engine_takes_its_own_first_token_error_only_from_enough_runs() -> No
                               "engines": ["sglang", "vllm"],
                               "by_engine": {"sglang": {"runs": 10, "median_ratio": 1.43},
                                             "vllm": {"runs": 9, "median_ratio": 6.83}}}}
-    own = ttft_ratio("sglang", data)
+    own = ttft_ratio("sglang", data=data)
     assert (own.median, own.runs) == (1.43, 10)
     assert own.basis == ("median published ÷ planner 1.43 over 10 first tokens with no queue "
                          "of SGLang")
-    few = ttft_ratio("vllm", data)  # 9 short prompts on small models: the server's fixed time
+    few = ttft_ratio("vllm", data=data)  # 9 short prompts on small models: the server's fixed time
     assert (few.median, few.runs) == (1.5, 34)
     assert few.basis.endswith("of every engine; vLLM has 9, fewer than 10")
-    assert ttft_ratio("trtllm", data).median == 1.5  # none of its own
-    assert ttft_ratio("sglang", {"ttft_no_queue": None}).median == 1.0
+    assert ttft_ratio("trtllm", data=data).median == 1.5  # none of its own
+    assert ttft_ratio("sglang", data={"ttft_no_queue": None}).median == 1.0
+
+
+def test_a_gpu_and_engine_take_their_own_first_token_error_from_enough_runs() -> None:
+    from planner.evidence.measured import ttft_ratio
+
+    no_queue = {"runs": 34, "median_ratio": 1.5, "lowest": 0.7, "highest": 10.1,
+                "engines": ["sglang"], "by_engine": {"sglang": {"runs": 30, "median_ratio": 1.43}}}
+    low = {"model_class": "moe", "concurrency_at_most": 4, "runs": 39, "median_ratio": 1.8,
+           "by_gpu_engine": {"mi300x": {"sglang": {"runs": 29, "median_ratio": 1.98}},
+                             "h200-sxm": {"sglang": {"runs": 9, "median_ratio": 1.27}}}}
+    data = {"ttft_no_queue": no_queue, "ttft_low_load": low}
+    own = ttft_ratio("sglang", "mi300x", "moe", data, gpu_name="AMD Instinct MI300X")
+    assert (own.median, own.runs) == (1.98, 29)
+    assert own.basis == ("median published ÷ planner 1.98 over 29 first tokens of MoE models "
+                         "at concurrency 4 or below on the AMD Instinct MI300X with SGLang")
+    # a dense model keeps the engine's figure, as its speed margin keeps to its class
+    assert ttft_ratio("sglang", "mi300x", "dense", data).median == 1.43
+    # 9 runs are too few: the engine's no-queue figure; another engine or GPU: the same rule
+    assert ttft_ratio("sglang", "h200-sxm", "moe", data).median == 1.43
+    assert ttft_ratio("sglang", "a100-80gb-sxm", "moe", data).median == 1.43
+    assert ttft_ratio("trtllm", "mi300x", "moe", data).median == 1.5
+    assert ttft_ratio("sglang", "mi300x", "moe", {"ttft_no_queue": no_queue}).median == 1.43
 
 
 def test_the_summary_gives_each_engines_first_token_error(

@@ -147,3 +147,32 @@ def test_cdna3_steps_grow_with_context_as_the_planners_do(report: ModuleType) ->
         pairs = cells[(gpu, "sglang", "fp8", (1024, 8192))]
         assert len(pairs) >= 20
         assert statistics.median(p / q for p, q in pairs) == pytest.approx(1.0, abs=0.05)
+
+
+def test_a_first_token_at_low_load_is_judged_against_calcs_prefill(report: ModuleType) -> None:
+    """One day by hand: MI300X, SGLang, concurrency 4, 2025-12-15. Each length's published
+    median first token ÷ calc's `prefill_seconds` at the run's mean lengths enters the MI300X
+    SGLang cell; a day above concurrency 4 enters none."""
+    models, gpus = load_models(), load_gpus()
+    groups = {g["id"]: g for g in report.load()}
+    day = report.day_of(groups["2025-12-15-8xmi300x-sglang-fp8-tp8-c4"], models, gpus)
+
+    def prefill_ms(prompt: int, output: int) -> float:
+        from planner.inputs.scenario import Scenario
+        env = evaluate(Scenario("deepseek-r1", "mi300x", "fp8", "bf16", 8, prompt + output, 4,
+                                prompt, output),
+                       models, gpus, {"engine": "sglang", "gpu_memory_utilization": 0.8})
+        return float(env.value("prefill_seconds")) * 1000
+
+    cells = report.first_token_cells([day])
+    assert list(cells) == ["mi300x"] and list(cells["mi300x"]) == ["sglang"]
+    runs = groups["2025-12-15-8xmi300x-sglang-fp8-tp8-c4"]["runs"]
+    expected = sorted(r["median_ttft_ms"] / prefill_ms(round(r["mean_input"]),
+                                                       round(r["mean_output"])) for r in runs)
+    assert cells["mi300x"]["sglang"] == pytest.approx(expected, rel=1e-9)
+    assert len(expected) >= 2 and expected[0] > 1.5  # the planner's first token is too early
+    busier = report.day_of(groups["2025-12-08-8xh200-trt-fp8-tp8-ep8-c16"], models, gpus)
+    assert report.first_token_cells([busier]) == {}
+    summary = report.first_token_summary([day, busier], models)
+    assert (summary["model_class"], summary["concurrency_at_most"]) == ("moe", 4)
+    assert summary["by_gpu_engine"]["mi300x"]["sglang"]["runs"] == len(day.lengths)

@@ -663,6 +663,31 @@ def test_the_binding_numbers_of_a_memory_miss_are_the_candidates_own() -> None:
     assert "the NVIDIA H100 SXM 80GB leaves 65.7 GiB for weights and KV cache" in w["cannot_meet"]
 
 
+def test_each_gpu_carries_its_own_first_token_error_where_measured() -> None:
+    """With SGLang, an MoE model's MI300X row carries the MI300X SGLang first tokens at low load
+    (29 DeepSeek-R1 runs, ×1.98 in catalogs/measured-accuracy.yaml), its H100 row SGLang's
+    no-queue figure (1.43), and a dense model's MI300X row that figure too (the cell is MoE
+    runs'): the margin on a first token is the excess over the speed error, never below 1."""
+    models, gpus = load_models(), load_gpus()
+    servers = load_servers(DEFAULT_SERVERS, gpus)
+    workloads = load_workloads(DEFAULT_WORKLOADS, models, gpus)
+    moe, dense = size_all(workloads, models, gpus, servers, {"engine": "sglang"},
+                          ["reasoning-moe-gpt-oss-120b", "chat-assistant-70b"])
+    rows = {r.candidate.gpu: r for r in moe.rows}
+    mi300x, h100 = rows["mi300x"], rows["h100-sxm"]
+    assert (mi300x.ttft.median, mi300x.ttft.runs) == (1.98, 29)
+    assert "MoE models at concurrency 4 or below on the AMD Instinct MI300X" in mi300x.ttft.basis
+    assert h100.ttft == ttft_ratio("sglang") and h100.ttft.median == 1.43
+    dense_mi300x = next(r for r in dense.rows if r.candidate.gpu == "mi300x")
+    assert dense_mi300x.ttft == ttft_ratio("sglang")
+    for row in (mi300x, h100, dense_mi300x):
+        expected = max(1.0, row.ttft.median / row.number("speed_ratio_applied"))
+        assert row.number("ttft_margin_ratio") == pytest.approx(expected)
+    [out, _] = size_json([moe, dense])["workloads"]  # and --json says what the plan applied
+    assert out["ttft_ratio_basis"] == moe.choice.ttft.basis
+    assert out["ttft_margin_ratio"] == pytest.approx(moe.choice.number("ttft_margin_ratio"))
+
+
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
 def test_every_shipped_plan_holds_its_percentile_targets(engine: str) -> None:
     models, gpus = load_models(), load_gpus()

@@ -195,15 +195,31 @@ class TtftRatio:
     basis: str
 
 
-def ttft_ratio(engine: str, data: Mapping[str, Any] | None = None) -> TtftRatio:
-    """The measured first-token error for `engine`: its own median where at least
-    MIN_TTFT_RUNS runs were compared, else the median over every engine's runs, else 1."""
+def ttft_ratio(engine: str, gpu: str = "", model_class: str = "",
+               data: Mapping[str, Any] | None = None, *, gpu_name: str = "") -> TtftRatio:
+    """The measured first-token error for `engine` on `gpu` for a model of `model_class`: the
+    GPU and engine's own median at low load (InferenceX's same-day runs, `ttft_low_load`)
+    where at least MIN_TTFT_RUNS runs of that class were compared, else the engine's no-queue
+    median on the same terms, else the median over every engine's no-queue runs, else 1.
+    `gpu_name` names the GPU in `basis`."""
+    data = load_measured() if data is None else data
+    label = _engine_label(engine)
+    low = (data or {}).get("ttft_low_load")
+    low = low if isinstance(low, Mapping) else {}
+    cells = low.get("by_gpu_engine")
+    same_class = bool(model_class) and model_class == low.get("model_class")
+    cell = ((cells or {}).get(gpu) or {}).get(engine) if gpu and same_class else None
+    if isinstance(cell, Mapping) and int(cell.get("runs", 0)) >= MIN_TTFT_RUNS:
+        median, runs = float(cell["median_ratio"]), int(cell["runs"])
+        return TtftRatio(median, runs, f"median published ÷ planner {median:.2f} over {runs} "
+                         f"first tokens of {CLASS_LABELS.get(model_class, model_class)} models at "
+                         f"concurrency {low['concurrency_at_most']} or below on the "
+                         f"{gpu_name or gpu} with {label}")
     figures = ttft_figures(data)
     if figures is None or not figures.get("runs"):
         return TtftRatio(1.0, 0, "no published first token was compared; the model's own "
                          "time to first token is used")
     own = (figures.get("by_engine") or {}).get(engine)
-    label = _engine_label(engine)
     if isinstance(own, Mapping) and int(own.get("runs", 0)) >= MIN_TTFT_RUNS:
         median, runs = float(own["median_ratio"]), int(own["runs"])
         where = f"of {label}"

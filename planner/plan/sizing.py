@@ -60,8 +60,9 @@ class FleetEnv(RowEnv):
         self.speed = speed or SpeedRatio(1.0, 1.0, 1.0, 0, "no measured speed was given")
         self.speed_end = speed_end  # median; q1 (optimistic) or q3 (pessimistic) for the spread
         self.offer = offer  # the cheapest cloud offer for this GPU, or None
-        # the engine's measured first-token error (catalogs/measured-accuracy.yaml)
-        self.ttft = ttft or ttft_ratio(str(assumptions["engine"]))
+        # the engine's measured first-token error on this GPU (catalogs/measured-accuracy.yaml)
+        self.ttft = ttft or ttft_ratio(str(assumptions["engine"]), candidate.gpu,
+                                         model_class(model.model), gpu_name=gpu.name)
 
     def lookup(self, kind: str, name: str) -> Value:
         if kind == "var" and name in FLEET_VARS:
@@ -245,7 +246,7 @@ def at_speed_end(env: FleetEnv, end: str) -> FleetEnv:
     """The same candidate with the measured speed error at one end of its interquartile range
     (q1: the model nearer right, optimistic; q3: further off, pessimistic)."""
     return FleetEnv(env.workload, env.server, env.candidate, env.model, env.gpu,
-                    env.assumptions, env.speed, end, env.offer)
+                    env.assumptions, env.speed, end, env.offer, env.ttft)
 
 
 @dataclass(frozen=True)
@@ -329,11 +330,14 @@ def size_workload(workload: Workload, models: Catalog, gpus: Catalog, servers: C
     rows = []
     engine, kind = str(assumptions["engine"]), model_class(models.entries[mid])
     speeds: dict[str, SpeedRatio] = {}
+    ttfts: dict[str, TtftRatio] = {}
     for c in candidates(workload, models, servers, engine):
         if c.gpu not in speeds:
             speeds[c.gpu] = speed_ratio(c.gpu, engine, kind, gpu_name=gpus.entries[c.gpu].name)
+            ttfts[c.gpu] = ttft_ratio(engine, c.gpu, kind, gpu_name=gpus.entries[c.gpu].name)
         env = FleetEnv(workload, servers.entries[c.server], c, envs[mid], gpus.entries[c.gpu],
-                       assumptions, speeds[c.gpu], offer=(offers or {}).get(c.gpu))
+                       assumptions, speeds[c.gpu], offer=(offers or {}).get(c.gpu),
+                       ttft=ttfts[c.gpu])
         if reuse is not None:
             reuse.seed(env)
         for quantity in FLEET_QUANTITIES:
@@ -476,6 +480,8 @@ def fleet_json(env: FleetEnv) -> dict[str, object]:
     out["speed_basis"] = str(env.assumptions["speed_basis"])
     out["speed_ratio_applied"] = _num(env, "speed_ratio_applied")
     out["speed_ratio_basis"] = env.speed.basis
+    out["ttft_margin_ratio"] = _num(env, "ttft_margin_ratio")
+    out["ttft_ratio_basis"] = env.ttft.basis
     ends = spread(env)
     out["replicas_optimistic"] = ends.optimistic
     out["replicas_pessimistic"] = ends.pessimistic
