@@ -618,9 +618,11 @@ def test_size_quotes_the_measured_speed_of_each_chosen_gpu() -> None:
     text = CliRunner().invoke(cli, ["size"]).output
     workloads = json.loads(result.output)["workloads"]
     # one speed line per workload, keyed by its GPU, engine and model class
-    assert text.count("  Measured: ") - text.count("  Measured: with no queue") == len(workloads)
-    # the first token too: fleets sized against a TTFT target read it as a lower bound
-    assert text.count("  Measured: with no queue, the engine's first token") == len(workloads)
+    assert text.count("  Measured: ") == len(workloads)
+    # the first token too: the figure each plan's margin applies, with its basis
+    for w in workloads:
+        assert f"  Measured first token: {w['ttft_ratio_basis']}; " in text
+    assert text.count("  Measured first token: ") == len(workloads)
     assert all(w["measured_ttft"] == data["ttft_no_queue"] for w in workloads)
 
 

@@ -231,9 +231,19 @@ def ttft_ratio(engine: str, gpu: str = "", model_class: str = "",
                      f"first tokens with no queue {where}")
 
 
+def first_token_sentence(engine: str, gpu: str, model_class: str, gpu_name: str = "",
+                         data: Mapping[str, Any] | None = None) -> str:
+    """One line for `planner calc`, `size` and the HTML budget cards: the measured first-token
+    error that applies to this GPU, engine and class of model (`ttft_ratio`), which a fleet
+    carries as a margin, so the three say the figure the plan applies."""
+    ratio = ttft_ratio(engine, gpu, model_class, data, gpu_name=gpu_name)
+    return (f"Measured first token: {ratio.basis}; a fleet sized against a TTFT target carries "
+            f"what exceeds the measured speed error as a margin (docs/latency.md).")
+
+
 def ttft_sentence(data: Mapping[str, Any] | None = None) -> str:
-    """One line for `planner calc`, `size` and the HTML summary: how the planner's time to first
-    token (the prefill roofline) compared with engines' first tokens when nothing queued."""
+    """One line for the HTML summary's accuracy section: how the planner's time to first token
+    (the prefill roofline) compared with engines' first tokens when nothing queued."""
     figures = ttft_figures(data)
     if figures is None:
         return ""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from planner.evidence.measured import layout_sentence, speed_sentence, ttft_sentence
+from planner.evidence.measured import first_token_sentence, layout_sentence, speed_sentence
 from planner.inputs.model_shape import model_class
 from planner.outputs.html.assessment import UNMET, Assessment, assess
 from planner.outputs.html.charts import chart
@@ -266,8 +266,8 @@ def card(sized: Sized, today: dt.date, link: Linker | None = None,
                             model_class(env.model.model))]
     if layout := layout_sentence(env.candidate.layout):
         texts.append(layout)
-    if ttft := ttft_sentence():
-        texts.append(ttft)
+    texts.append(first_token_sentence(str(env.assumptions["engine"]), env.candidate.gpu,
+                                      model_class(env.model.model), env.gpu.name))
     caveats = [Caveat(t, t in said) for t in texts]
     said.update(texts)
     return BudgetCard(wl.id, wl.name, card_anchor(wl.id), traffic, a.state, status(a, link),
