@@ -39,10 +39,7 @@ from planner.plan.calibration import (
 if str(Path(__file__).parent) not in sys.path:  # the report's sections beside it
     sys.path.insert(0, str(Path(__file__).parent))
 from accuracy_same_day import days as same_days  # noqa: E402
-from accuracy_same_day import (
-    first_token_summary,  # noqa: E402
-    image_spread,  # noqa: E402
-)
+from accuracy_same_day import first_token_summary, image_spread  # noqa: E402
 from accuracy_same_day import section as same_day_section  # noqa: E402
 
 TARGET = Path(__file__).parent / "accuracy.md"

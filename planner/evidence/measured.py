@@ -231,12 +231,10 @@ def ttft_ratio(engine: str, gpu: str = "", model_class: str = "",
                      f"first tokens with no queue {where}")
 
 
-def first_token_sentence(engine: str, gpu: str, model_class: str, gpu_name: str = "",
-                         data: Mapping[str, Any] | None = None) -> str:
+def first_token_sentence(ratio: TtftRatio) -> str:
     """One line for `planner calc`, `size` and the HTML budget cards: the measured first-token
-    error that applies to this GPU, engine and class of model (`ttft_ratio`), which a fleet
+    error that applies to a GPU, engine and class of model (`ttft_ratio`), which a fleet
     carries as a margin, so the three say the figure the plan applies."""
-    ratio = ttft_ratio(engine, gpu, model_class, data, gpu_name=gpu_name)
     return (f"Measured first token: {ratio.basis}; a fleet sized against a TTFT target carries "
             f"what exceeds the measured speed error as a margin (docs/latency.md).")
 

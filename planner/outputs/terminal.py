@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import math
 
-from planner.evidence.measured import first_token_sentence, layout_sentence, speed_sentence
+from planner.evidence.measured import (
+    first_token_sentence,
+    layout_sentence,
+    speed_sentence,
+    ttft_ratio,
+)
 from planner.inputs.hfimport.convert import Imported
 from planner.inputs.model_shape import model_class
 from planner.inputs.perop import source_line as perop_source_line
@@ -114,8 +119,8 @@ def calc_report(env: RowEnv, verbose: bool = False) -> str:
     if isinstance(env, LayoutEnv):
         lines.append(layout_sentence(env.layout))
     lines.append(perop_source_line(g.id, str(env.assumptions["engine"])))
-    lines.append(first_token_sentence(str(env.assumptions["engine"]), g.id,
-                                      model_class(env.model.model), g.name))
+    lines.append(first_token_sentence(ttft_ratio(str(env.assumptions["engine"]), g.id,
+                                                 model_class(env.model.model), gpu_name=g.name)))
     if verbose:
         lines.append("GB = 10^9 bytes, GiB = 2^30 bytes. Assumptions: " + ", ".join(
             f"{k}={v}" for k, v in env.assumptions.items() if "bytes_per" not in k))
@@ -349,8 +354,7 @@ def size_report(results: list) -> str:  # list[planner.plan.sizing.Sized]
         ]
         if layout := layout_sentence(c.layout):
             lines.append("  " + layout)
-        lines.append("  " + first_token_sentence(str(env.assumptions["engine"]), c.gpu,
-                                                 model_class(env.model.model), env.gpu.name))
+        lines.append("  " + first_token_sentence(env.ttft))  # the figure its margin applies
         alts = r.alternatives()[:4]
         if alts:
             lines.append("  Next best on other servers:")

@@ -266,8 +266,7 @@ def card(sized: Sized, today: dt.date, link: Linker | None = None,
                             model_class(env.model.model))]
     if layout := layout_sentence(env.candidate.layout):
         texts.append(layout)
-    texts.append(first_token_sentence(str(env.assumptions["engine"]), env.candidate.gpu,
-                                      model_class(env.model.model), env.gpu.name))
+    texts.append(first_token_sentence(env.ttft))  # the figure its margin applies
     caveats = [Caveat(t, t in said) for t in texts]
     said.update(texts)
     return BudgetCard(wl.id, wl.name, card_anchor(wl.id), traffic, a.state, status(a, link),
